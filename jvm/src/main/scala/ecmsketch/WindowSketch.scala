@@ -1,0 +1,126 @@
+package ecmsketch
+
+import ecmsketch.window.ExpHistogram
+
+/** Window and unit of a sketch's timestamps.
+  * @param countWindow true: count-based window, timestamps are arrival sequence numbers
+  * @param tsMicros    true: timestamps are microseconds of a TIMESTAMP column (informational; the
+  *                    sketch works on ticks either way)
+  * @param window      N in ticks or arrivals; Long.MaxValue = unbounded
+  */
+final case class WindowSpec(countWindow: Boolean, tsMicros: Boolean, window: Long) {
+  SketchException.require(window > 0, s"window must be positive, got $window")
+  SketchException.require(!(countWindow && tsMicros), "a count-based window takes integer sequence numbers, not TIMESTAMPs")
+  def unbounded: Boolean = window == Long.MaxValue
+  def typeName: String = if (countWindow) "count" else "time"
+}
+
+object WindowSpec {
+  final val Unbounded = Long.MaxValue
+  def parseType(s: String): Boolean = s.trim.toLowerCase match {
+    case "time" => false
+    case "count" => true
+    case other => throw new SketchException(s"window_type must be 'time' or 'count', got '$other'")
+  }
+}
+
+/** State and checks shared by every sketch kind: the window, the requested and cell epsilon, the
+  * merge depth (levels of order-preserving merge behind it), the clock and the total weight seen.
+  */
+abstract class WindowSketch {
+  def spec: WindowSpec
+  /** The epsilon the user asked for. */
+  def epsilon: Double
+  /** Epsilon of every sliding-window cell. */
+  def cellEpsilon: Double
+  /** Merge levels the plan budgets for (the bound is `epsilon` up to this depth). */
+  def plannedLevels: Int
+
+  private[ecmsketch] var _mergeDepth: Int = 0
+  private[ecmsketch] var _firstTs: Long = Long.MaxValue
+  private[ecmsketch] var _lastTs: Long = Long.MinValue
+  private[ecmsketch] var _count: Long = 0L
+
+  def mergeDepth: Int = _mergeDepth
+  /** Earliest timestamp ever added (Long.MaxValue when nothing was added). */
+  def firstTs: Long = _firstTs
+  /** Latest timestamp ever added (Long.MinValue when nothing was added). */
+  def lastTs: Long = _lastTs
+  /** Total weight ever added, inside the window or not. */
+  def count: Long = _count
+  def isEmpty: Boolean = _count == 0 && _lastTs == Long.MinValue
+
+  /** Relative error of one cell at the current merge depth. */
+  def cellBound: Double = math.pow(1.0 + cellEpsilon, mergeDepth + 1.0) - 1.0
+
+  protected def checkAdd(ts: Long, v: Long): Unit = {
+    if (v < 0) throw new SketchException(s"weight must be non-negative, got $v")
+    if (ts < _lastTs)
+      throw new SketchException(s"timestamps must be non-decreasing: got $ts after ${_lastTs} (use the SQL aggregate or add_many, which reorder input)")
+    if (Long.MaxValue - _count < v) throw new SketchException("total weight overflows 2^63 - 1")
+  }
+
+  protected def noteAdd(ts: Long, v: Long): Unit = {
+    if (ts < _firstTs) _firstTs = ts
+    _lastTs = ts
+    _count += v
+  }
+
+  /** Resolves a query's (range, now) to the boundary x of (now - range, now]. Range defaults to the
+    * window, now to the last timestamp.
+    */
+  def boundary(range: java.lang.Long, now: java.lang.Long): Long = {
+    val r: Long = if (range == null) spec.window else range.longValue
+    val t: Long = if (now == null) _lastTs else now.longValue
+    ExpHistogram.checkQuery(spec.window, r, t, _lastTs)
+    if (r == 0) Long.MaxValue else ExpHistogram.boundary(t, r)
+  }
+
+  protected def copyStateFrom(o: WindowSketch): Unit = {
+    _mergeDepth = o._mergeDepth; _firstTs = o._firstTs; _lastTs = o._lastTs; _count = o._count
+  }
+
+  /** Clock and depth of the merge of `inputs`, of which `contributing` hold retained buckets. */
+  protected def mergeStateFrom(inputs: Seq[WindowSketch], contributing: Seq[WindowSketch]): Unit = {
+    _firstTs = inputs.map(_._firstTs).min
+    _lastTs = inputs.map(_._lastTs).max
+    var c = 0L
+    inputs.foreach { s =>
+      if (Long.MaxValue - c < s._count) throw new SketchException("total weight overflows 2^63 - 1")
+      c += s._count
+    }
+    _count = c
+    _mergeDepth =
+      if (contributing.size <= 1) contributing.headOption.map(_._mergeDepth).getOrElse(inputs.map(_._mergeDepth).max)
+      else contributing.map(_._mergeDepth).max + 1
+    if (_mergeDepth > 65535) throw new SketchException("merge depth exceeds 65535")
+  }
+
+  /** Names the parameters that differ between this sketch and `o` (empty if none). */
+  protected def commonDiffs(o: WindowSketch): Seq[String] = {
+    val b = Seq.newBuilder[String]
+    if (spec.countWindow != o.spec.countWindow) b += s"window_type ${spec.typeName} vs ${o.spec.typeName}"
+    if (spec.window != o.spec.window) b += s"window ${spec.window} vs ${o.spec.window}"
+    if (spec.tsMicros != o.spec.tsMicros) b += s"timestamp unit ${unit(spec)} vs ${unit(o.spec)}"
+    if (epsilon != o.epsilon) b += s"epsilon $epsilon vs ${o.epsilon}"
+    if (cellEpsilon != o.cellEpsilon) b += s"cell_epsilon $cellEpsilon vs ${o.cellEpsilon}"
+    if (plannedLevels != o.plannedLevels) b += s"merge_levels $plannedLevels vs ${o.plannedLevels}"
+    b.result()
+  }
+
+  private def unit(s: WindowSpec) = if (s.tsMicros) "TIMESTAMP" else "integer ticks"
+}
+
+object WindowSketch {
+  /** Refuses merging count-based sketches: ECM §5.1 (Fig. 2), count-based windows keep the order
+    * of the counted arrivals but lose that of the others, so no order-preserving merge exists.
+    */
+  def checkMergeable(s: Seq[WindowSketch], what: String): Unit = {
+    SketchException.require(s.nonEmpty, s"$what needs at least one sketch")
+    if (s.size > 1 && s.exists(_.spec.countWindow))
+      throw new SketchException(
+        s"$what: count-based sketches cannot be merged. A count-based window counts the last N arrivals of one stream; " +
+          "sketches of different streams keep no order among the arrivals they did not count (ECM-sketch §5.1, Fig. 2). " +
+          "Use window_type => 'time' for sketches that must be merged.")
+  }
+}

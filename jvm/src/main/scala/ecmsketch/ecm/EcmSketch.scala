@@ -1,0 +1,324 @@
+package ecmsketch.ecm
+
+import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCharsets}
+import java.nio.ByteBuffer
+
+import ecmsketch.{SketchException, WindowSketch, WindowSpec}
+import ecmsketch.hash.Hashing
+import ecmsketch.window.{CellFamily, EhCells, EhConfig, WindowCounter}
+
+/** The type of the keys a sketch was built from; queries with another type are cast losslessly or refused. */
+object KeyType {
+  final val Unset = 0
+  final val Long = 1
+  final val String = 2
+  final val Binary = 3
+  def name(t: Int): String = t match {
+    case Unset => "none"
+    case Long => "bigint"
+    case String => "string"
+    case Binary => "binary"
+    case other => s"unknown($other)"
+  }
+}
+
+/** Parameters of an ECM-sketch (all of them go into the binary header). */
+final case class EcmParams(spec: WindowSpec, plan: EcmPlan, seed: Long, cellKind: Int = CellFamily.ExpHistogramId) {
+  def width: Int = plan.width
+  def depth: Int = plan.depth
+}
+
+/** ECM-sketch (Papapetrou, Garofalakis, Deligiannakis, PVLDB 2012): a Count-Min array of width w and
+  * depth d whose cells are sliding-window counters. Answers point queries f(x, r), inner products,
+  * self-joins (F2) and the total count over any range r <= N, and merges order-preservingly.
+  *
+  * Guarantees (with e = the cell error at the current merge depth, [[cellBound]]; A = ||a_r||_1):
+  *  - point:  |f^ - f| <= max(e, (1+e) eps_cm) * A with probability >= 1 - delta;
+  *  - inner product of a and b: |est - a.b| <= max(P, (1+P) eps_cm) * A * B, P = (1+e_a)(1+e_b) - 1;
+  *  - total:  |est - A| <= e * A (deterministic).
+  */
+final class EcmSketch private (val params: EcmParams, val family: CellFamily,
+                               private[ecmsketch] val cells: Array[WindowCounter]) extends WindowSketch {
+  import EcmSketch._
+
+  private val coeffs = Hashing.rowCoefficients(params.seed, params.depth)
+  private[ecmsketch] var _keyType: Int = KeyType.Unset
+
+  def spec: WindowSpec = params.spec
+  def plan: EcmPlan = params.plan
+  def epsilon: Double = plan.epsilon
+  def delta: Double = plan.delta
+  def cellEpsilon: Double = plan.cellEpsilon
+  def plannedLevels: Int = plan.levels
+  def width: Int = params.width
+  def depth: Int = params.depth
+  def seed: Long = params.seed
+  def keyType: Int = _keyType
+
+  /** Column of fingerprint `fp` in row `j`. */
+  @inline def column(fp: Long, j: Int): Int = Hashing.column(fp, coeffs(2 * j), coeffs(2 * j + 1), params.width)
+
+  // ------------------------------------------------------------------ updates
+
+  /** Adds weight `v` for the key with fingerprint `fp` at `ts` (non-decreasing). */
+  def addFingerprint(fp: Long, ts: Long, v: Long): Unit = {
+    checkAdd(ts, v)
+    val w = params.width
+    var j = 0
+    while (j < params.depth) {
+      val idx = j * w + column(fp, j)
+      var c = cells(idx)
+      if (c == null) { c = family.create(); cells(idx) = c }
+      c.add(ts, v)
+      j += 1
+    }
+    noteAdd(ts, v)
+  }
+
+  def add(key: Long, ts: Long, v: Long): Unit = { setKeyType(KeyType.Long); addFingerprint(Hashing.fingerprintLong(key), ts, v) }
+  def add(key: String, ts: Long, v: Long): Unit = {
+    SketchException.require(key != null, "key must not be null")
+    setKeyType(KeyType.String); addFingerprint(Hashing.fingerprintString(key), ts, v)
+  }
+  def add(key: Array[Byte], ts: Long, v: Long): Unit = {
+    SketchException.require(key != null, "key must not be null")
+    setKeyType(KeyType.Binary); addFingerprint(Hashing.fingerprintBytes(key), ts, v)
+  }
+
+  /** Records the key type on first use; a different type later is refused. */
+  def setKeyType(t: Int): Unit =
+    if (_keyType != t) {
+      if (_keyType == KeyType.Unset) _keyType = t
+      else throw new SketchException(s"this sketch holds ${KeyType.name(_keyType)} keys; cannot add a ${KeyType.name(t)} key")
+    }
+
+  // ------------------------------------------------------------------ queries
+
+  @inline private def cellEstimate(idx: Int, x: Long): Double = {
+    val c = cells(idx)
+    if (c == null) 0.0 else c.estimateAfter(x)
+  }
+
+  /** Point query for a fingerprint: min over rows of the cell estimates. */
+  def pointFingerprint(fp: Long, range: java.lang.Long, now: java.lang.Long): Double = {
+    val x = boundary(range, now)
+    if (x == Long.MaxValue) return 0.0
+    var best = Double.PositiveInfinity
+    var j = 0
+    while (j < params.depth) {
+      val e = cellEstimate(j * params.width + column(fp, j), x)
+      if (e < best) best = e
+      j += 1
+    }
+    best
+  }
+
+  def point(key: Long, range: java.lang.Long, now: java.lang.Long): Double =
+    pointFingerprint(fingerprintFor(key), range, now)
+  def point(key: String, range: java.lang.Long, now: java.lang.Long): Double =
+    pointFingerprint(fingerprintFor(key), range, now)
+  def point(key: Array[Byte], range: java.lang.Long, now: java.lang.Long): Double =
+    pointFingerprint(fingerprintFor(key), range, now)
+
+  /** Fingerprint of an integral query key, cast losslessly to the sketch's key type or refused. */
+  def fingerprintFor(key: Long): Long = _keyType match {
+    case KeyType.Unset | KeyType.Long => Hashing.fingerprintLong(key)
+    case KeyType.String => Hashing.fingerprintString(java.lang.Long.toString(key))
+    case _ => throw keyMismatch("bigint")
+  }
+
+  def fingerprintFor(key: String): Long = {
+    SketchException.require(key != null, "key must not be null")
+    _keyType match {
+      case KeyType.Unset | KeyType.String | KeyType.Binary => Hashing.fingerprintString(key)
+      case KeyType.Long =>
+        val v = try java.lang.Long.parseLong(key) catch { case _: NumberFormatException => throw keyMismatch("string", Some(key)) }
+        if (java.lang.Long.toString(v) != key) throw keyMismatch("string", Some(key))
+        Hashing.fingerprintLong(v)
+      case _ => throw keyMismatch("string")
+    }
+  }
+
+  def fingerprintFor(key: Array[Byte]): Long = {
+    SketchException.require(key != null, "key must not be null")
+    _keyType match {
+      case KeyType.Unset | KeyType.Binary => Hashing.fingerprintBytes(key)
+      case KeyType.String =>
+        if (!validUtf8(key)) throw new SketchException(
+          "key type mismatch: this sketch holds string keys and the binary query key is not valid UTF-8, so no string key can match it")
+        Hashing.fingerprintBytes(key)
+      case _ => throw keyMismatch("binary")
+    }
+  }
+
+  private def keyMismatch(givenType: String, value: Option[String] = None): SketchException =
+    new SketchException(
+      s"key type mismatch: this sketch holds ${KeyType.name(_keyType)} keys and the query key is $givenType" +
+        value.map(v => s" '$v', which is not the canonical text of a ${KeyType.name(_keyType)}").getOrElse("") +
+        s"; cast the key to ${KeyType.name(_keyType)}")
+
+  /** Estimated total weight in the range, ||a_r||_1: the mean of the row sums (each within e). */
+  def total(range: java.lang.Long, now: java.lang.Long): Double = {
+    val x = boundary(range, now)
+    if (x == Long.MaxValue) return 0.0
+    var sum = 0.0
+    var i = 0
+    val n = params.width * params.depth
+    while (i < n) { sum += cellEstimate(i, x); i += 1 }
+    sum / params.depth
+  }
+
+  /** Inner product estimate of this sketch and `other` over the range: min over rows of sum_i E_a E_b. */
+  def innerProduct(other: EcmSketch, range: java.lang.Long, now: java.lang.Long): Double = {
+    SketchException.require(other != null, "the other sketch must not be null")
+    checkJoinable(other)
+    if (_keyType != KeyType.Unset && other._keyType != KeyType.Unset && _keyType != other._keyType &&
+        !(Set(_keyType, other._keyType) == Set(KeyType.String, KeyType.Binary)))
+      throw new SketchException(s"key type mismatch: inner product of a ${KeyType.name(_keyType)}-keyed and a ${KeyType.name(other._keyType)}-keyed sketch")
+    val t: java.lang.Long = if (now == null) java.lang.Long.valueOf(math.max(lastTs, other.lastTs)) else now
+    val x = boundary(range, t)
+    other.boundary(range, t)
+    if (x == Long.MaxValue) return 0.0
+    var best = Double.PositiveInfinity
+    var j = 0
+    while (j < params.depth) {
+      var s = 0.0
+      var i = 0
+      val base = j * params.width
+      while (i < params.width) {
+        val a = cellEstimate(base + i, x)
+        if (a != 0.0) s += a * other.cellEstimate(base + i, x)
+        i += 1
+      }
+      if (s < best) best = s
+      j += 1
+    }
+    best
+  }
+
+  /** Self-join size F2 = sum_x f(x, r)^2. */
+  def selfJoin(range: java.lang.Long, now: java.lang.Long): Double = innerProduct(this, range, now)
+
+  private def checkJoinable(o: EcmSketch): Unit = {
+    val d = Seq.newBuilder[String]
+    if (width != o.width) d += s"width $width vs ${o.width}"
+    if (depth != o.depth) d += s"depth $depth vs ${o.depth}"
+    if (seed != o.seed) d += s"seed $seed vs ${o.seed}"
+    if (spec.countWindow != o.spec.countWindow) d += s"window_type ${spec.typeName} vs ${o.spec.typeName}"
+    if (spec.tsMicros != o.spec.tsMicros) d += "timestamp unit"
+    val r = d.result()
+    if (r.nonEmpty) throw new SketchException(s"cannot combine sketches with different hashing or windows: ${r.mkString(", ")}")
+  }
+
+  // ------------------------------------------------------------------ bounds
+
+  /** Certified bound on |f^ - f| / ||a_r||_1 for point queries (probability >= 1 - delta). */
+  def pointErrorBound: Double = { val e = cellBound; math.max(e, (1 + e) * plan.cmEpsilon) }
+
+  /** Certified bound on |est - a.b| / (||a_r||_1 ||b_r||_1) for the inner product with `other`
+    * (probability >= 1 - delta); with `other` = this, the self-join bound.
+    */
+  def innerProductErrorBound(other: EcmSketch): Double = {
+    val p = (1 + cellBound) * (1 + other.cellBound) - 1
+    math.max(p, (1 + p) * plan.cmEpsilon)
+  }
+
+  /** The bound for the query kind the sketch was planned for. */
+  def errorBound: Double = plan.kind match {
+    case QueryKind.Point => pointErrorBound
+    case QueryKind.InnerProduct => innerProductErrorBound(this)
+  }
+
+  /** Certified relative bound of [[total]] (deterministic). */
+  def totalErrorBound: Double = cellBound
+
+  def nonEmptyCells: Int = cells.count(c => c != null && !c.isEmpty)
+
+  def copy(): EcmSketch = EcmSketch.mergeUnchecked(Seq(this))
+
+  def diffs(o: EcmSketch): Seq[String] = {
+    val b = Seq.newBuilder[String]
+    b ++= commonDiffs(o)
+    if (width != o.width) b += s"width $width vs ${o.width}"
+    if (depth != o.depth) b += s"depth $depth vs ${o.depth}"
+    if (seed != o.seed) b += s"seed $seed vs ${o.seed}"
+    if (delta != o.delta) b += s"delta $delta vs ${o.delta}"
+    if (plan.kind != o.plan.kind) b += s"optimize_for ${plan.kind.name} vs ${o.plan.kind.name}"
+    if (params.cellKind != o.params.cellKind) b += s"cell ${CellFamily.name(params.cellKind)} vs ${CellFamily.name(o.params.cellKind)}"
+    b.result()
+  }
+}
+
+object EcmSketch {
+  /** Default hash seed: identical on every site unless the user picks another. */
+  final val DefaultSeed: Long = 0x5EED5EEDL
+
+  def create(spec: WindowSpec, plan: EcmPlan, seed: Long = DefaultSeed): EcmSketch = {
+    val params = EcmParams(spec, plan, seed)
+    new EcmSketch(params, familyFor(params), new Array[WindowCounter](plan.width * plan.depth))
+  }
+
+  /** Plans and creates a sketch: epsilon/delta are the bound the caller gets after `levels` merges. */
+  def create(spec: WindowSpec, epsilon: Double, delta: Double, kind: QueryKind, levels: Int, seed: Long): EcmSketch =
+    create(spec, Planner.plan(epsilon, delta, kind, levels), seed)
+
+  private[ecmsketch] def familyFor(p: EcmParams): CellFamily = CellFamily.forId(p.cellKind, p.plan.cellEpsilon, p.spec.window)
+
+  private[ecmsketch] def restore(params: EcmParams, cells: Array[WindowCounter]): EcmSketch =
+    new EcmSketch(params, familyFor(params), cells)
+
+  /** Order-preserving n-way merge of sketches from many sites (ECM §5.3): cell-wise merge, one level
+    * of depth for all inputs. Parameters and seed must be equal; count-based sketches are refused.
+    */
+  def merge(sketches: Seq[EcmSketch]): EcmSketch = {
+    WindowSketch.checkMergeable(sketches, "ecm merge")
+    mergeUnchecked(sketches)
+  }
+
+  private[ecmsketch] def mergeUnchecked(sketches: Seq[EcmSketch]): EcmSketch = {
+    SketchException.require(sketches.nonEmpty, "merge needs at least one sketch")
+    val first = sketches.head
+    var keyType = KeyType.Unset
+    sketches.foreach { s =>
+      val d = first.diffs(s)
+      if (d.nonEmpty) throw new SketchException(s"cannot merge ECM-sketches with different parameters: ${d.mkString(", ")}")
+      if (s._keyType != KeyType.Unset) {
+        if (keyType == KeyType.Unset) keyType = s._keyType
+        else if (keyType != s._keyType)
+          throw new SketchException(s"cannot merge ECM-sketches with ${KeyType.name(keyType)} keys and ${KeyType.name(s._keyType)} keys")
+      }
+    }
+    val n = first.width * first.depth
+    val cells = new Array[WindowCounter](n)
+    val contributing = sketches.filter(_.cells.exists(c => c != null && !c.isEmpty))
+    var i = 0
+    if (contributing.size == 1 || sketches.size == 1) {
+      val src = contributing.headOption.getOrElse(first)
+      while (i < n) { val c = src.cells(i); cells(i) = if (c == null) null else src.family.merge(Seq(c)); i += 1 }
+    } else {
+      val buf = new Array[WindowCounter](contributing.size)
+      while (i < n) {
+        var k = 0; var nonNull = 0
+        while (k < contributing.size) { val c = contributing(k).cells(i); buf(k) = c; if (c != null) nonNull += 1; k += 1 }
+        cells(i) = if (nonNull == 0) null else first.family.merge(buf.toSeq.filter(_ != null))
+        i += 1
+      }
+    }
+    val out = new EcmSketch(first.params, first.family, cells)
+    out._keyType = keyType
+    out.mergeStateFrom(sketches, contributing)
+    out
+  }
+
+  private[ecmsketch] def validUtf8(b: Array[Byte]): Boolean =
+    try {
+      StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(b))
+      true
+    } catch { case _: CharacterCodingException => false }
+
+  private[ecmsketch] def ehConfig(p: EcmParams): EhConfig = familyFor(p) match {
+    case e: EhCells => e.config
+    case _ => throw new SketchException("not an EH-cell sketch")
+  }
+}

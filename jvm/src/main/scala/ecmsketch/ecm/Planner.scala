@@ -1,0 +1,70 @@
+package ecmsketch.ecm
+
+import ecmsketch.SketchException
+
+/** The query kind a sketch's parameters are optimized for. */
+sealed abstract class QueryKind(val id: Int, val name: String)
+object QueryKind {
+  case object Point extends QueryKind(0, "point")
+  case object InnerProduct extends QueryKind(1, "inner_product")
+  val all: Seq[QueryKind] = Seq(Point, InnerProduct)
+  def fromName(s: String): QueryKind = all.find(_.name.equalsIgnoreCase(s.trim)).getOrElse(
+    throw new SketchException(s"optimize_for must be 'point' or 'inner_product', got '$s'"))
+  def fromId(i: Int): QueryKind = all.find(_.id == i).getOrElse(
+    throw new SketchException(s"corrupt sketch: unknown query kind $i"))
+}
+
+/** An ECM-sketch plan: the split of the requested error between the sliding-window cells and the
+  * Count-Min array, and the array's shape.
+  *
+  * We use the journal's split ([ECM-J] Theorems 2 and 3), the tighter analysis:
+  *  - point:          e_sw = eps,            eps_cm = eps / (1 + eps)  (bound max(e_sw, (1+e_sw) eps_cm) = eps)
+  *  - inner product:  (1+e_sw)^2 = 1 + eps,  eps_cm = eps / (1 + eps)  (bound max(P, (1+P) eps_cm) = eps,
+  *                                                                       P = (1+e_sw)^2 - 1)
+  * where e_sw is the cell error *after* the budgeted merge levels. A cell after h levels of
+  * order-preserving merge has error (1 + cellEps)^(h+1) - 1 (see [[EcmSketch.cellBound]]), so
+  * cellEps = (1 + e_sw)^(1/(levels+1)) - 1. For levels = 1 this equals the paper's h-level
+  * formula; for more levels it is slightly smaller because it accounts for the compounding the
+  * printed formula h eps (1 + eps) + eps leaves out. Width w = ceil(e / eps_cm), depth d = ceil(ln(1/delta)).
+  */
+final case class EcmPlan(epsilon: Double, delta: Double, kind: QueryKind, levels: Int,
+                         cellEpsilon: Double, cmEpsilon: Double, width: Int, depth: Int)
+
+object Planner {
+  final val MaxWidth = 1 << 20
+  final val MaxDepth = 32
+  final val MaxCells = 1 << 22
+  final val MaxLevels = 64
+
+  def checkEpsilon(epsilon: Double): Unit =
+    SketchException.require(!epsilon.isNaN && epsilon >= 0.001 && epsilon < 1.0,
+      s"epsilon must be in [0.001, 1), got $epsilon")
+
+  def checkLevels(levels: Int): Unit =
+    SketchException.require(levels >= 0 && levels <= MaxLevels, s"merge_levels must be in [0, $MaxLevels], got $levels")
+
+  /** Cell epsilon such that a cell merged `levels` times has error at most `target`. */
+  def cellEpsilonFor(target: Double, levels: Int): Double = {
+    checkLevels(levels)
+    math.pow(1.0 + target, 1.0 / (levels + 1)) - 1.0
+  }
+
+  def plan(epsilon: Double, delta: Double, kind: QueryKind, levels: Int): EcmPlan = {
+    checkEpsilon(epsilon)
+    SketchException.require(!delta.isNaN && delta > 0.0 && delta < 1.0, s"delta must be in (0, 1), got $delta")
+    checkLevels(levels)
+    val eSw = kind match {
+      case QueryKind.Point => epsilon
+      case QueryKind.InnerProduct => math.sqrt(1.0 + epsilon) - 1.0
+    }
+    val cellEps = cellEpsilonFor(eSw, levels)
+    SketchException.require(cellEps >= ecmsketch.window.EhConfig.MinEpsilon,
+      s"epsilon $epsilon with $levels merge levels needs cell epsilon $cellEps, below the supported ${ecmsketch.window.EhConfig.MinEpsilon}")
+    val epsCm = epsilon / (1.0 + epsilon)
+    val width = math.ceil(math.E / epsCm - 1e-9).toInt
+    val depth = math.max(1, math.ceil(math.log(1.0 / delta) - 1e-9).toInt)
+    SketchException.require(width <= MaxWidth && depth <= MaxDepth && width.toLong * depth <= MaxCells,
+      s"epsilon $epsilon / delta $delta need a ${width}x$depth array, more than the supported $MaxCells cells")
+    EcmPlan(epsilon, delta, kind, levels, cellEps, epsCm, width, depth)
+  }
+}

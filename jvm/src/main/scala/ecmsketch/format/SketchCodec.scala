@@ -1,0 +1,188 @@
+package ecmsketch.format
+
+import ecmsketch.{SketchException, WindowSketch, WindowSpec}
+import ecmsketch.ecm.{EcmParams, EcmPlan, EcmSketch, KeyType, Planner, QueryKind}
+import ecmsketch.window.{CellFamily, EhConfig, EhSketch, ExpHistogram, WindowCounter}
+
+/** Binary format v1 (docs/FORMAT.md): a fixed little-endian header, then a varint body.
+  *
+  * {{{
+  * offset size field
+  *  0     4    magic "ECMS"
+  *  4     1    format version (1)
+  *  5     1    sketch kind: 1 = exponential histogram, 2 = ECM-sketch
+  *  6     1    cell kind: 1 = exponential histogram
+  *  7     1    flags: bit 0 = count-based window, bit 1 = TIMESTAMP (microsecond) ticks; others 0
+  *  8     8    window N (i64 > 0; 2^63-1 = unbounded)
+  * 16     8    epsilon requested (f64)
+  * 24     8    cell epsilon (f64)
+  * 32     2    planned merge levels (u16)
+  * 34     2    merge depth (u16)
+  * 36     8    first timestamp (i64; 2^63-1 when empty)
+  * 44     8    last timestamp (i64; -2^63 when empty)
+  * 52     8    total weight ever added (i64 >= 0)
+  * ECM-sketch only:
+  * 60     8    delta (f64)        68  8  Count-Min epsilon (f64)
+  * 76     4    width (u32)        80  4  depth (u32)
+  * 84     8    hash seed (i64)    92  1  key type   93  1  optimize_for (0 point, 1 inner product)
+  * body: the cells (one for an EH, width*depth row-major for an ECM-sketch), each encoded by its
+  * cell family with timestamps as varint deltas from the first timestamp.
+  * }}}
+  */
+object SketchCodec {
+  final val Magic: Array[Byte] = "ECMS".getBytes("US-ASCII")
+  final val Version = 1
+  final val KindEh = 1
+  final val KindEcm = 2
+  final val HeaderSize = 60
+  final val EcmHeaderSize = 94
+
+  private def writeCommon(s: WindowSketch, kind: Int, cellKind: Int, out: ByteWriter): Unit = {
+    out.putBytes(Magic)
+    out.putByte(Version)
+    out.putByte(kind)
+    out.putByte(cellKind)
+    out.putByte((if (s.spec.countWindow) 1 else 0) | (if (s.spec.tsMicros) 2 else 0))
+    out.putLong(s.spec.window)
+    out.putDouble(s.epsilon)
+    out.putDouble(s.cellEpsilon)
+    out.putShort(s.plannedLevels)
+    out.putShort(s.mergeDepth)
+    out.putLong(s.firstTs)
+    out.putLong(s.lastTs)
+    out.putLong(s.count)
+  }
+
+  def encode(s: EhSketch): Array[Byte] = {
+    val out = new ByteWriter(HeaderSize + 16 + 4 * s.histogram.bucketCount)
+    writeCommon(s, KindEh, CellFamily.ExpHistogramId, out)
+    new ecmsketch.window.EhCells(s.histogram.config).write(s.histogram, out, s.firstTs)
+    out.toByteArray
+  }
+
+  def encode(s: EcmSketch): Array[Byte] = {
+    val out = new ByteWriter(EcmHeaderSize + s.width * s.depth * 8)
+    writeCommon(s, KindEcm, s.params.cellKind, out)
+    out.putDouble(s.plan.delta)
+    out.putDouble(s.plan.cmEpsilon)
+    out.putInt(s.width)
+    out.putInt(s.depth)
+    out.putLong(s.seed)
+    out.putByte(s.keyType)
+    out.putByte(s.plan.kind.id)
+    var i = 0
+    val n = s.width * s.depth
+    while (i < n) { s.family.write(s.cells(i), out, s.firstTs); i += 1 }
+    out.toByteArray
+  }
+
+  /** Header fields common to every kind, validated. */
+  private final case class Common(kind: Int, cellKind: Int, spec: WindowSpec, epsilon: Double, cellEpsilon: Double,
+                                  levels: Int, depth: Int, firstTs: Long, lastTs: Long, count: Long)
+
+  private def readCommon(in: ByteReader): Common = {
+    if (in.remaining < 4) throw new SketchException(s"not an ecmsketch sketch: ${in.remaining} bytes is too short")
+    val m = Array.fill(4)(in.getByte("magic").toByte)
+    if (!java.util.Arrays.equals(m, Magic))
+      throw new SketchException("not an ecmsketch sketch: bad magic bytes " + m.map(b => f"${b & 0xFF}%02x").mkString)
+    val version = in.getByte("format version")
+    if (version != Version)
+      throw new SketchException(s"unsupported sketch format version $version (this library reads version $Version)")
+    val kind = in.getByte("sketch kind")
+    if (kind != KindEh && kind != KindEcm) throw new SketchException(s"corrupt sketch: unknown sketch kind $kind")
+    val cellKind = in.getByte("cell kind")
+    if (cellKind != CellFamily.ExpHistogramId) throw new SketchException(s"corrupt sketch: unknown cell kind $cellKind")
+    val flags = in.getByte("flags")
+    if ((flags & ~3) != 0) throw new SketchException(s"corrupt sketch: unknown flag bits ${flags & ~3}")
+    val window = in.getLong("window")
+    if (window <= 0) throw new SketchException(s"corrupt sketch: window $window is not positive")
+    if ((flags & 3) == 3) throw new SketchException("corrupt sketch: a count-based window with TIMESTAMP ticks")
+    val spec = WindowSpec(countWindow = (flags & 1) != 0, tsMicros = (flags & 2) != 0, window = window)
+    val eps = in.getDouble("epsilon")
+    if (!(eps >= 0.001 && eps < 1.0)) throw new SketchException(s"corrupt sketch: epsilon $eps outside [0.001, 1)")
+    val cellEps = in.getDouble("cell epsilon")
+    if (!(cellEps >= EhConfig.MinEpsilon && cellEps <= eps))
+      throw new SketchException(s"corrupt sketch: cell epsilon $cellEps outside [${EhConfig.MinEpsilon}, $eps]")
+    val levels = in.getShort("planned merge levels")
+    if (levels > Planner.MaxLevels) throw new SketchException(s"corrupt sketch: planned merge levels $levels > ${Planner.MaxLevels}")
+    val depth = in.getShort("merge depth")
+    val first = in.getLong("first timestamp")
+    val last = in.getLong("last timestamp")
+    val count = in.getLong("total weight")
+    if (count < 0) throw new SketchException(s"corrupt sketch: negative total weight $count")
+    val empty = first == Long.MaxValue && last == Long.MinValue
+    if (!empty && first > last) throw new SketchException(s"corrupt sketch: first timestamp $first after last $last")
+    if (empty && count != 0) throw new SketchException("corrupt sketch: weight without timestamps")
+    Common(kind, cellKind, spec, eps, cellEps, levels, depth, first, last, count)
+  }
+
+  private def fill(s: WindowSketch, c: Common): Unit = {
+    s._mergeDepth = c.depth; s._firstTs = c.firstTs; s._lastTs = c.lastTs; s._count = c.count
+  }
+
+  /** Decodes any sketch, validating every field; throws [[SketchException]] on bad bytes. */
+  def decode(bytes: Array[Byte]): WindowSketch = {
+    val in = new ByteReader(bytes)
+    val c = readCommon(in)
+    if (c.kind == KindEh) decodeEhBody(in, c) else decodeEcmBody(in, c)
+  }
+
+  def decodeEh(bytes: Array[Byte]): EhSketch = decode(bytes) match {
+    case e: EhSketch => e
+    case _ => throw new SketchException("expected an exponential histogram sketch (from eh_agg) but got an ECM-sketch")
+  }
+
+  def decodeEcm(bytes: Array[Byte]): EcmSketch = decode(bytes) match {
+    case e: EcmSketch => e
+    case _ => throw new SketchException("expected an ECM-sketch (from ecm_agg) but got an exponential histogram sketch")
+  }
+
+  private def checkEmptyCell(cell: WindowCounter, c: Common): Unit =
+    if (cell != null && c.lastTs == Long.MinValue) throw new SketchException("corrupt sketch: buckets in an empty sketch")
+
+  private def decodeEhBody(in: ByteReader, c: Common): EhSketch = {
+    val cfg = EhConfig(c.cellEpsilon, c.spec.window)
+    val h = new ecmsketch.window.EhCells(cfg).read(in, c.firstTs, c.lastTs)
+    checkEmptyCell(h, c)
+    in.expectEnd()
+    val hist = if (h == null) new ExpHistogram(cfg) else h.asInstanceOf[ExpHistogram]
+    if (h == null && c.lastTs != Long.MinValue) hist.advanceTo(c.lastTs)
+    val s = EhSketch.restore(c.spec, c.epsilon, c.levels, c.cellEpsilon, hist)
+    fill(s, c)
+    s
+  }
+
+  private def decodeEcmBody(in: ByteReader, c: Common): EcmSketch = {
+    val delta = in.getDouble("delta")
+    if (!(delta > 0 && delta < 1)) throw new SketchException(s"corrupt sketch: delta $delta outside (0, 1)")
+    val cmEps = in.getDouble("Count-Min epsilon")
+    if (!(cmEps > 0 && cmEps < 1)) throw new SketchException(s"corrupt sketch: Count-Min epsilon $cmEps outside (0, 1)")
+    val width = in.getInt("width")
+    val depth = in.getInt("depth")
+    if (width < 1 || width > Planner.MaxWidth) throw new SketchException(s"corrupt sketch: width $width outside [1, ${Planner.MaxWidth}]")
+    if (depth < 1 || depth > Planner.MaxDepth) throw new SketchException(s"corrupt sketch: depth $depth outside [1, ${Planner.MaxDepth}]")
+    if (width.toLong * depth > Planner.MaxCells) throw new SketchException(s"corrupt sketch: ${width}x$depth cells exceed ${Planner.MaxCells}")
+    val seed = in.getLong("seed")
+    val keyType = in.getByte("key type")
+    if (keyType > KeyType.Binary) throw new SketchException(s"corrupt sketch: unknown key type $keyType")
+    val kind = QueryKind.fromId(in.getByte("optimize_for"))
+    val n = width * depth
+    if (in.remaining < n) throw new SketchException(s"corrupt sketch: truncated: $n cells need at least $n bytes, ${in.remaining} left")
+    val plan = EcmPlan(c.epsilon, delta, kind, c.levels, c.cellEpsilon, cmEps, width, depth)
+    val params = EcmParams(c.spec, plan, seed, c.cellKind)
+    val family = CellFamily.forId(c.cellKind, c.cellEpsilon, c.spec.window)
+    val cells = new Array[WindowCounter](n)
+    var i = 0
+    while (i < n) {
+      val cell = family.read(in, c.firstTs, c.lastTs)
+      checkEmptyCell(cell, c)
+      cells(i) = cell
+      i += 1
+    }
+    in.expectEnd()
+    val s = EcmSketch.restore(params, cells)
+    s._keyType = keyType
+    fill(s, c)
+    s
+  }
+}

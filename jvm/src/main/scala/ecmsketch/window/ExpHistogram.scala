@@ -1,0 +1,475 @@
+package ecmsketch.window
+
+import ecmsketch.SketchException
+
+/** Parameters of an exponential histogram.
+  *
+  * Bucket rule (see docs/ALGORITHMS-NOTES.md, "EH bucket rule"): level i holds buckets of size 2^i.
+  * Level 0 keeps k0 = max(1, ceil(1/eps) - 1) or k0 + 1 buckets, every higher level k = ceil(1/(2 eps))
+  * or k + 1 (the oldest level may hold fewer). With these caps every bucket j of size >= 2 satisfies
+  * ECM's invariant 1, C_j <= 2 eps (1 + sum of the newer buckets), which gives (a) relative error
+  * <= eps for the midpoint estimator on every range and (b) the order-preserving merge bound of
+  * ECM Theorem 4 (it needs invariant 1 literally; the printed ceil(1/(2 eps)) rule alone does not give it).
+  *
+  * @param epsilon relative error of one histogram, in (0, 1)
+  * @param window  window length N in ticks (time-based) or arrivals (count-based); Long.MaxValue = unbounded
+  */
+final case class EhConfig(epsilon: Double, window: Long) {
+  SketchException.require(!epsilon.isNaN && epsilon > 0.0 && epsilon < 1.0,
+    s"epsilon must be in (0, 1), got $epsilon")
+  SketchException.require(window > 0, s"window must be positive, got $window")
+  SketchException.require(epsilon >= EhConfig.MinEpsilon,
+    s"epsilon $epsilon is below the supported minimum ${EhConfig.MinEpsilon}")
+
+  /** Minimum number of size-1 buckets once a larger bucket exists. */
+  val k0: Int = math.max(1, math.ceil(1.0 / epsilon - 1e-12).toInt - 1)
+  /** Minimum number of buckets of each size >= 2 below the oldest level. */
+  val k: Int = math.max(1, math.ceil(1.0 / (2.0 * epsilon) - 1e-12).toInt)
+  /** Ring capacity of level 0 and of the other levels (the cap plus one transient slot). */
+  val cap0: Int = k0 + 2
+  val cap: Int = k + 2
+
+  @inline def maxAt(level: Int): Int = if (level == 0) k0 + 1 else k + 1
+  @inline def minAt(level: Int): Int = if (level == 0) k0 else k
+  @inline def offset(level: Int): Int = if (level == 0) 0 else cap0 + (level - 1) * cap
+  @inline def capAt(level: Int): Int = if (level == 0) cap0 else cap
+  def unbounded: Boolean = window == Long.MaxValue
+}
+
+object EhConfig {
+  final val MinEpsilon = 1e-4
+  final val MaxLevels = 63
+}
+
+/** Exponential histogram over a sliding window (Datar et al., as restated in ECM §3 and GT §2).
+  *
+  * It counts arrivals (or sums non-negative integer weights) with timestamps in the window
+  * (now - r, now] for any range r <= N and any now >= the last timestamp, with relative error at
+  * most `epsilon` on every query. Timestamps must be non-decreasing; equal timestamps are allowed.
+  *
+  * Storage is array based: level i is a ring buffer (a fixed-length deque, ECM §7.1) of bucket end
+  * timestamps inside one `Array[Long]`; the size of every bucket of level i is 2^i, so it is not
+  * stored. Levels are allocated on demand. Every bucket of level i is newer than every bucket of
+  * level i + 1, so a range query is a scan over levels plus a binary search inside one level.
+  *
+  * A bucket's elements have timestamps in [end of the next older bucket, its own end]; the oldest
+  * bucket's elements lie in [lowerTs, end]. Its last element is exactly at its end.
+  */
+final class ExpHistogram(val config: EhConfig) extends WindowCounter {
+  import ExpHistogram._
+
+  private[window] var ends: Array[Long] = EmptyLongs
+  private[window] var heads: Array[Int] = EmptyInts
+  private[window] var sizes: Array[Int] = EmptyInts
+  private[window] var levels: Int = 0 // levels in use: highest non-empty level + 1
+  private var allocLevels: Int = 0
+  private var _total: Long = 0L
+  private var _lowerTs: Long = Long.MaxValue
+  private var _lastTs: Long = Long.MinValue
+
+  /** Weight held in all retained buckets (some may lie partly before the window). */
+  def total: Long = _total
+  /** Lower bound of every retained timestamp (Long.MaxValue when empty). */
+  def lowerTs: Long = _lowerTs
+  /** The latest timestamp seen (Long.MinValue before the first one). */
+  def lastTs: Long = _lastTs
+  def isEmpty: Boolean = levels == 0
+  /** Number of retained buckets. */
+  def bucketCount: Int = { var s = 0; var i = 0; while (i < levels) { s += sizes(i); i += 1 }; s }
+  def levelCount: Int = levels
+  def sizeAt(level: Int): Int = if (level < levels) sizes(level) else 0
+  /** End timestamp of the j-th oldest bucket of `level`. */
+  def endAt(level: Int, j: Int): Long = ends(config.offset(level) + (heads(level) + j) % config.capAt(level))
+
+  // ---------------------------------------------------------------- ring buffer helpers
+  private def ensureLevel(level: Int): Unit = {
+    if (level >= EhConfig.MaxLevels) throw new SketchException("exponential histogram overflow: more than 2^63 weight")
+    if (level >= allocLevels) {
+      val n = math.min(EhConfig.MaxLevels, math.max(level + 1, math.max(4, allocLevels * 2)))
+      val ne = new Array[Long](config.offset(n))
+      if (allocLevels > 0) {
+        // copy each ring into linear order starting at 0 so heads become 0
+        var l = 0
+        while (l < levels) {
+          val off = config.offset(l); val c = config.capAt(l); val h = heads(l); val s = sizes(l)
+          var j = 0
+          while (j < s) { ne(off + j) = ends(off + (h + j) % c); j += 1 }
+          l += 1
+        }
+      }
+      ends = ne
+      heads = new Array[Int](n)
+      sizes = java.util.Arrays.copyOf(sizes, n)
+      allocLevels = n
+    }
+  }
+
+  @inline private def pushNewest(level: Int, ts: Long): Unit = {
+    val c = config.capAt(level)
+    ends(config.offset(level) + (heads(level) + sizes(level)) % c) = ts
+    sizes(level) += 1
+  }
+
+  @inline private def popOldest(level: Int): Unit = {
+    heads(level) = (heads(level) + 1) % config.capAt(level)
+    sizes(level) -= 1
+  }
+
+  @inline private def oldestEnd(level: Int): Long = ends(config.offset(level) + heads(level))
+
+  // ---------------------------------------------------------------- updates
+  private def checkOrder(ts: Long): Unit =
+    if (ts < _lastTs)
+      throw new SketchException(
+        s"timestamps must be non-decreasing: got $ts after ${_lastTs} (the Spark and Python layers reorder input; the core does not)")
+
+  /** Moves the clock to `now` (>= the last timestamp) and drops buckets wholly before the window. */
+  def advanceTo(now: Long): Unit = {
+    checkOrder(now)
+    _lastTs = now
+    expire(now)
+  }
+
+  private def expire(now: Long): Unit = {
+    if (!config.unbounded && levels > 0) {
+      val bound = now - config.window // buckets ending at or before it lie wholly outside (now - N, now]
+      if (now >= Long.MinValue + config.window) {
+        var top = levels - 1
+        while (top >= 0 && oldestEnd(top) <= bound) {
+          _lowerTs = oldestEnd(top)
+          _total -= 1L << top
+          popOldest(top)
+          while (top >= 0 && sizes(top) == 0) { heads(top) = 0; top -= 1 }
+        }
+        levels = top + 1
+        if (levels == 0) _lowerTs = Long.MaxValue
+      }
+    }
+  }
+
+  /** Registers one arrival at `ts`. Amortized O(1), worst case O(log n). */
+  def add(ts: Long): Unit = {
+    checkOrder(ts)
+    _lastTs = ts
+    expire(ts)
+    if (levels == 0) { ensureLevel(0); levels = 1; if (_lowerTs == Long.MaxValue) _lowerTs = ts }
+    if (_total == Long.MaxValue) throw new SketchException("exponential histogram overflow: more than 2^63 - 1 weight")
+    pushNewest(0, ts)
+    _total += 1
+    var i = 0
+    while (sizes(i) > config.maxAt(i)) {
+      popOldest(i)
+      val e = oldestEnd(i) // the newer of the two oldest
+      popOldest(i)
+      if (i + 1 >= levels) { ensureLevel(i + 1); levels = i + 2 }
+      pushNewest(i + 1, e)
+      i += 1
+    }
+  }
+
+  /** Registers weight `v >= 0` at `ts`: the same state as `v` single arrivals at `ts`, computed in
+    * O(k log v) time by carrying runs of equal buckets level by level instead of one at a time.
+    */
+  def add(ts: Long, v: Long): Unit = {
+    if (v < 0) throw new SketchException(s"weight must be non-negative, got $v")
+    if (v == 1) { add(ts); return }
+    checkOrder(ts)
+    _lastTs = ts
+    expire(ts)
+    if (v == 0) return
+    if (Long.MaxValue - _total < v) throw new SketchException("exponential histogram overflow: more than 2^63 - 1 weight")
+    if (levels == 0) { ensureLevel(0); levels = 1; if (_lowerTs == Long.MaxValue) _lowerTs = ts }
+    _total += v
+    // Incoming buckets for the current level: explicit ends `inc(0 until incN)` (oldest first),
+    // followed by `run` buckets ending at ts.
+    var inc = bufP
+    var incN = 0
+    var run = v
+    var level = 0
+    var done = false
+    while (!done) {
+      if (level >= levels) { ensureLevel(level); levels = level + 1 }
+      val s = sizes(level)
+      val maxK = config.maxAt(level)
+      val a = s + incN // materialized prefix: the level's buckets, then the explicit incoming ones
+      if (a.toLong + run <= maxK.toLong) {
+        var j = 0
+        while (j < incN) { pushNewest(level, inc(j)); j += 1 }
+        var r = run
+        while (r > 0) { pushNewest(level, ts); r -= 1 }
+        done = true
+      } else {
+        val n = a.toLong + run
+        val m = (n - maxK + 1) / 2 // pair merges; leaves n - 2m in {maxK - 1, maxK} = {k_i, k_i + 1}
+        // The sequence, oldest first: seq(0 until a), then `run` buckets ending at ts.
+        if (seqBuf.length < a) seqBuf = new Array[Long](math.max(a, 2 * config.cap0))
+        val seq = seqBuf
+        var j = 0
+        val off = config.offset(level); val c = config.capAt(level); val h = heads(level)
+        while (j < s) { seq(j) = ends(off + (h + j) % c); j += 1 }
+        j = 0
+        while (j < incN) { seq(s + j) = inc(j); j += 1 }
+        // pair p merges seq(2p) and seq(2p+1); its end is the newer one, seq(2p+1) or ts
+        val explicitPairs = math.min(m, (a / 2).toLong).toInt
+        var out = if (inc eq bufP) bufQ else bufP
+        if (out.length < explicitPairs) {
+          out = new Array[Long](math.max(explicitPairs, 2 * config.cap0))
+          if (inc eq bufP) bufQ = out else bufP = out
+        }
+        j = 0
+        while (j < explicitPairs) { out(j) = seq(2 * j + 1); j += 1 }
+        val nextRun = m - explicitPairs
+        // this level keeps the newest n - 2m buckets of the sequence
+        heads(level) = 0; sizes(level) = 0
+        val from = 2 * m
+        var idx = from
+        while (idx < a) { pushNewest(level, seq(idx.toInt)); idx += 1 }
+        var rest = n - math.max(from, a.toLong)
+        while (rest > 0) { pushNewest(level, ts); rest -= 1 }
+        inc = out; incN = explicitPairs; run = nextRun
+        level += 1
+        if (incN == 0 && run == 0) done = true
+      }
+    }
+  }
+
+  // Scratch buffers of weighted adds (an EH is not thread-safe).
+  private var bufP: Array[Long] = EmptyLongs
+  private var bufQ: Array[Long] = EmptyLongs
+  private var seqBuf: Array[Long] = EmptyLongs
+
+  // ---------------------------------------------------------------- queries
+
+  /** Locates the straddling bucket for boundary x (elements with ts > x are in range). Returns the
+    * weight of the buckets wholly in range in `out(0)`, the size of the straddling bucket in
+    * `out(1)` (0 if none, in which case the answer is exact), via the returned packed pair.
+    */
+  private def locate(x: Long): (Long, Long) = {
+    var sum = 0L
+    var l = 0
+    while (l < levels) {
+      val s = sizes(l)
+      if (oldestEnd(l) > x) {
+        sum += s.toLong << l
+        l += 1
+      } else {
+        // binary search: number of buckets of level l with end > x (they are the newest ones)
+        var lo = 0; var hi = s // invariant: buckets [0, lo) have end <= x; [hi, s) have end > x
+        while (lo < hi) {
+          val mid = (lo + hi) >>> 1
+          if (endAt(l, mid) > x) hi = mid else lo = mid + 1
+        }
+        val inLevel = s - lo
+        if (inLevel > 0) return (sum + ((inLevel - 1).toLong << l), 1L << l)
+        if (l == 0) return (0L, 0L)
+        return (sum - (1L << (l - 1)), 1L << (l - 1))
+      }
+    }
+    // every bucket ends after x; the oldest one straddles x unless x < lowerTs
+    if (levels == 0) return (0L, 0L)
+    val top = levels - 1
+    if (x < _lowerTs) (sum, 0L) else (sum - (1L << top), 1L << top)
+  }
+
+  /** Known interval [lo, hi] of the weight with timestamps in (x, +inf). */
+  def boundsAfter(x: Long): (Long, Long) = {
+    val (s, q) = locate(x)
+    if (q == 0) (s, s) else (s + 1, s + q)
+  }
+
+  /** Estimate of the weight with timestamps in (x, +inf): the midpoint of the known interval. */
+  def estimateAfter(x: Long): Double = {
+    val (s, q) = locate(x)
+    if (q == 0) s.toDouble else s.toDouble + (q + 1).toDouble / 2.0
+  }
+
+  /** Estimate for the range (now - r, now]; r in [0, N], now >= last timestamp. */
+  def estimate(range: Long, now: Long): Double = {
+    ExpHistogram.checkQuery(config.window, range, now, _lastTs)
+    if (range == 0) 0.0 else estimateAfter(ExpHistogram.boundary(now, range))
+  }
+
+  /** Buckets from oldest to newest as (size, end) pairs; used by merge and serialization. */
+  def foreachBucket(f: (Long, Long) => Unit): Unit = {
+    var l = levels - 1
+    while (l >= 0) {
+      val s = sizes(l); var j = 0
+      while (j < s) { f(1L << l, endAt(l, j)); j += 1 }
+      l -= 1
+    }
+  }
+
+  /** Checks the structural invariants (used by tests and after decoding). */
+  def checkInvariants(): Unit = {
+    var prev = _lowerTs
+    var newerSum = 0L
+    var l = 0
+    while (l < levels) {
+      val s = sizes(l)
+      if (s > config.maxAt(l)) throw new SketchException(s"level $l holds $s buckets, more than ${config.maxAt(l)}")
+      if (l < levels - 1 && s < config.minAt(l))
+        throw new SketchException(s"level $l holds $s buckets, fewer than ${config.minAt(l)}")
+      if (l == levels - 1 && s == 0) throw new SketchException(s"top level $l is empty")
+      l += 1
+    }
+    var sum = 0L
+    foreachBucket { (size, end) =>
+      if (end < prev) throw new SketchException(s"bucket ends out of order: $end after $prev")
+      if (end > _lastTs) throw new SketchException(s"bucket end $end after the last timestamp ${_lastTs}")
+      prev = end; sum += size
+    }
+    if (sum != _total) throw new SketchException(s"total ${_total} does not match the buckets ($sum)")
+    // invariant 1: every bucket of size >= 2 has C_j <= 2 eps (1 + newer weight)
+    l = 0
+    while (l < levels) {
+      val s = sizes(l); var j = s - 1
+      while (j >= 0) {
+        val c = 1L << l
+        if (c >= 2 && c.toDouble > 2.0 * config.epsilon * (1.0 + newerSum.toDouble) * (1 + 1e-12))
+          throw new SketchException(s"invariant 1 fails at level $l")
+        newerSum += c; j -= 1
+      }
+      l += 1
+    }
+  }
+
+  /** A deep copy. */
+  def copy(): ExpHistogram = {
+    val h = new ExpHistogram(config)
+    h.ends = ends.clone(); h.heads = heads.clone(); h.sizes = sizes.clone()
+    h.levels = levels; h.allocLevels = allocLevels
+    h._total = _total; h._lowerTs = _lowerTs; h._lastTs = _lastTs
+    h
+  }
+
+  /** Rebuilds the state from decoded parts (ends per level, oldest first). Validates invariants. */
+  private[ecmsketch] def restore(levelEnds: Array[Array[Long]], lowerTs: Long, lastTs: Long): Unit = {
+    val n = levelEnds.length
+    levels = 0; allocLevels = 0; ends = EmptyLongs; heads = EmptyInts; sizes = EmptyInts; _total = 0
+    if (n > 0) {
+      ensureLevel(n - 1)
+      var l = 0
+      var t = 0L
+      while (l < n) {
+        val e = levelEnds(l)
+        if (e.length > config.maxAt(l)) throw new SketchException(s"level $l holds ${e.length} buckets, more than ${config.maxAt(l)}")
+        var j = 0
+        while (j < e.length) { pushNewest(l, e(j)); j += 1 }
+        t += e.length.toLong << l
+        if (t < 0) throw new SketchException("bucket weights overflow")
+        l += 1
+      }
+      levels = n
+    }
+    _total = total0(levelEnds)
+    _lowerTs = if (n == 0) Long.MaxValue else lowerTs
+    _lastTs = lastTs
+    checkInvariants()
+  }
+
+  private def total0(levelEnds: Array[Array[Long]]): Long = {
+    var t = 0L; var l = 0
+    while (l < levelEnds.length) { t += levelEnds(l).length.toLong << l; l += 1 }
+    t
+  }
+
+  override def toString: String = {
+    val sb = new StringBuilder(s"ExpHistogram(eps=${config.epsilon}, N=${config.window}, total=${_total}, buckets=[")
+    var first = true
+    foreachBucket { (s, e) => if (!first) sb.append(", "); sb.append(s).append('@').append(e); first = false }
+    sb.append("])").toString
+  }
+}
+
+object ExpHistogram {
+  private val EmptyLongs = new Array[Long](0)
+  private val EmptyInts = new Array[Int](0)
+
+  /** The boundary x of the range (now - r, now], saturating at Long.MinValue. */
+  @inline def boundary(now: Long, range: Long): Long =
+    if (now < 0 && range > now - Long.MinValue) Long.MinValue else now - range
+
+  /** Validates a query: 0 <= r <= N and now >= the last timestamp. */
+  def checkQuery(window: Long, range: Long, now: Long, lastTs: Long): Unit = {
+    if (range < 0) throw new SketchException(s"range must be non-negative, got $range")
+    if (range > window) throw new SketchException(s"range $range exceeds the sketch window $window")
+    if (now < lastTs) throw new SketchException(s"now ($now) must not precede the sketch's last timestamp ($lastTs)")
+  }
+
+  /** Order-preserving aggregation (ECM §5.1, Theorem 4), n-way, into a histogram with `config`.
+    *
+    * Every input bucket b with c elements in [s(b), e(b)] becomes the weighted events
+    * floor((c-1)/2) at s(b) and c - floor((c-1)/2) at e(b) (its last element is exactly at e(b));
+    * all events are inserted in timestamp order. For a query boundary inside b this misplaces at
+    * most ceil((c-1)/2) <= c/2 elements, which invariant 1 bounds by eps times the input's count
+    * in range; the result therefore answers within (1 + eps_in)(1 + eps_out) - 1 of the union.
+    * A single non-empty input is copied (no error is added).
+    */
+  def merge(inputs: Seq[ExpHistogram], config: EhConfig): ExpHistogram = {
+    val nonEmpty = inputs.filter(h => h != null && !h.isEmpty)
+    val lastTs = inputs.iterator.filter(_ != null).map(_.lastTs).foldLeft(Long.MinValue)(math.max)
+    val out =
+      if (nonEmpty.size == 1 && nonEmpty.head.config == config) nonEmpty.head.copy()
+      else {
+        val res = new ExpHistogram(config)
+        if (nonEmpty.nonEmpty) {
+          var count = 0
+          nonEmpty.foreach(h => count += 2 * h.bucketCount)
+          val ts = new Array[Long](count); val ws = new Array[Long](count)
+          val runStarts = new Array[Int](nonEmpty.size + 1)
+          var n = 0
+          var r = 0
+          nonEmpty.foreach { h =>
+            runStarts(r) = n; r += 1
+            var prev = h.lowerTs
+            h.foreachBucket { (c, e) =>
+              val lo = (c - 1) / 2
+              if (lo > 0) { ts(n) = prev; ws(n) = lo; n += 1 }
+              ts(n) = e; ws(n) = c - lo; n += 1
+              prev = e
+            }
+          }
+          runStarts(r) = n
+          val (sts, sws) = mergeSortedRuns(ts, ws, runStarts, r, n)
+          var i = 0
+          while (i < n) {
+            val t = sts(i); var w = sws(i); i += 1
+            while (i < n && sts(i) == t) { w += sws(i); i += 1 }
+            res.add(t, w)
+          }
+        }
+        res
+      }
+    if (lastTs != Long.MinValue && lastTs > out.lastTs) out.advanceTo(lastTs)
+    out
+  }
+
+  /** Merges `runs` sorted runs of (ts, w) pairs (run r is [starts(r), starts(r+1))) by timestamp. */
+  private[ecmsketch] def mergeSortedRuns(ts: Array[Long], ws: Array[Long], starts: Array[Int], runs: Int, n: Int): (Array[Long], Array[Long]) = {
+    var aT = ts; var aW = ws
+    var bT = new Array[Long](n); var bW = new Array[Long](n)
+    var b = java.util.Arrays.copyOf(starts, runs + 1)
+    var numRuns = runs
+    while (numRuns > 1) {
+      val nb = new Array[Int](numRuns / 2 + 2)
+      var k = 0; var r = 0
+      while (r < numRuns) {
+        val lo = b(r); val mid = b(r + 1); val hi = if (r + 1 < numRuns) b(r + 2) else mid
+        var i = lo; var j = mid; var o = lo
+        while (i < mid && j < hi) {
+          if (aT(j) < aT(i)) { bT(o) = aT(j); bW(o) = aW(j); j += 1 } else { bT(o) = aT(i); bW(o) = aW(i); i += 1 }
+          o += 1
+        }
+        while (i < mid) { bT(o) = aT(i); bW(o) = aW(i); i += 1; o += 1 }
+        while (j < hi) { bT(o) = aT(j); bW(o) = aW(j); j += 1; o += 1 }
+        nb(k) = lo; k += 1
+        r += 2
+      }
+      nb(k) = n
+      b = nb; numRuns = k
+      val t1 = aT; aT = bT; bT = t1
+      val w1 = aW; aW = bW; bW = w1
+    }
+    (aT, aW)
+  }
+}
