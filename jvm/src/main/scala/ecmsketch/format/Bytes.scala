@@ -53,6 +53,9 @@ final class ByteReader(val bytes: Array[Byte]) {
     while (i < 8) { v |= (bytes(pos + i) & 0xFFL) << (8 * i); i += 1 }
     pos += 8; v
   }
+  def getBytes(n: Int, what: String): Array[Byte] = {
+    need(n, what); val b = java.util.Arrays.copyOfRange(bytes, pos, pos + n); pos += n; b
+  }
   def getDouble(what: String): Double = java.lang.Double.longBitsToDouble(getLong(what))
   def getVarLong(what: String): Long = {
     var shift = 0; var v = 0L

@@ -76,6 +76,13 @@ object SketchCodec {
     out.toByteArray
   }
 
+  /** Encodes a sketch of any kind. */
+  def encodeAny(s: WindowSketch): Array[Byte] = s match {
+    case e: EcmSketch => encode(e)
+    case h: EhSketch => encode(h)
+    case other => throw new SketchException(s"cannot encode ${other.getClass.getSimpleName}")
+  }
+
   /** Header fields common to every kind, validated. */
   private final case class Common(kind: Int, cellKind: Int, spec: WindowSpec, epsilon: Double, cellEpsilon: Double,
                                   levels: Int, depth: Int, firstTs: Long, lastTs: Long, count: Long)

@@ -1,0 +1,54 @@
+# ecmsketch: every target does its own set-up (venv, Python deps, sbt launcher, jar) idempotently.
+PY       ?= python3
+VENV     := .venv
+VPY      := $(VENV)/bin/python
+SBT      := scripts/sbt
+JAR      := python/ecmsketch/jars/ecmsketch.jar
+SCALA_SRC := $(shell find jvm/src/main -name '*.scala' 2>/dev/null) build.sbt project/build.properties
+PYSPARK_VERSION := 4.0.1
+
+.PHONY: all setup jar test test-scala test-python demo bench sql-examples clean
+
+all: test
+
+$(VENV)/.deps: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q "pyspark==$(PYSPARK_VERSION)" py4j numpy pytest "JPype1>=1.5"
+	touch $@
+
+$(JAR): $(SCALA_SRC)
+	$(SBT) package
+	mkdir -p $(dir $(JAR))
+	cp target/ecmsketch.jar $(JAR)
+
+$(VENV)/.installed: $(VENV)/.deps $(JAR) pyproject.toml
+	$(VPY) -m pip install -q --no-deps -e .
+	touch $@
+
+setup: $(VENV)/.installed
+
+jar: $(JAR)
+
+test: setup
+	$(SBT) test
+	$(VPY) -m pytest -q tests
+
+test-scala: setup
+	$(SBT) test
+
+test-python: setup
+	$(VPY) -m pytest -q tests
+
+demo: setup
+	$(VPY) bench/demo.py
+
+sql-examples: setup
+	$(VPY) sql-examples/run.py
+
+bench: setup
+	$(SBT) "runMain ecmsketch.bench.CoreBench"
+	$(VPY) bench/spark_bench.py
+
+clean:
+	rm -rf target project/target $(JAR) $(VENV) .pytest_cache

@@ -1,0 +1,69 @@
+package ecmsketch.api
+
+import ecmsketch.{SketchDescription, SketchException, WindowSketch, WindowSpec}
+import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
+import ecmsketch.format.SketchCodec
+import ecmsketch.window.EhSketch
+
+/** A small, Java-typed facade over the core for the Python package (JPype): primitive arrays in,
+  * plain values out, no Scala defaults or collections in the signatures. Batches must be sorted by
+  * timestamp (Python sorts them stably before calling).
+  */
+object PyApi {
+  def spec(countWindow: Boolean, tsMicros: Boolean, window: Long): WindowSpec = WindowSpec(countWindow, tsMicros, window)
+
+  def ecmCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, delta: Double,
+                optimizeFor: String, mergeLevels: Int, seed: Long): EcmSketch =
+    EcmSketch.create(spec(countWindow, tsMicros, window),
+      Planner.plan(epsilon, delta, QueryKind.fromName(optimizeFor), mergeLevels), seed)
+
+  def ehCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, mergeLevels: Int): EhSketch =
+    EhSketch.create(spec(countWindow, tsMicros, window), epsilon, mergeLevels)
+
+  private def checkBatch(n: Int, ts: Array[Long], vs: Array[Long]): Unit = {
+    SketchException.require(ts.length == n, s"keys and timestamps differ in length: $n vs ${ts.length}")
+    SketchException.require(vs == null || vs.length == n, s"keys and values differ in length: $n vs ${vs.length}")
+  }
+
+  def addLongs(s: EcmSketch, keys: Array[Long], ts: Array[Long], vs: Array[Long]): Unit = {
+    checkBatch(keys.length, ts, vs)
+    var i = 0
+    while (i < keys.length) { s.add(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+  }
+
+  def addStrings(s: EcmSketch, keys: Array[String], ts: Array[Long], vs: Array[Long]): Unit = {
+    checkBatch(keys.length, ts, vs)
+    var i = 0
+    while (i < keys.length) { s.add(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+  }
+
+  def addBytes(s: EcmSketch, keys: Array[Array[Byte]], ts: Array[Long], vs: Array[Long]): Unit = {
+    checkBatch(keys.length, ts, vs)
+    var i = 0
+    while (i < keys.length) { s.add(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+  }
+
+  def ehAddMany(s: EhSketch, ts: Array[Long], vs: Array[Long]): Unit = {
+    checkBatch(ts.length, ts, vs)
+    var i = 0
+    while (i < ts.length) { s.add(ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+  }
+
+  def encode(s: WindowSketch): Array[Byte] = SketchCodec.encodeAny(s)
+
+  def decodeEcm(b: Array[Byte]): EcmSketch = SketchCodec.decodeEcm(b)
+  def decodeEh(b: Array[Byte]): EhSketch = SketchCodec.decodeEh(b)
+  def mergeEcm(xs: Array[EcmSketch]): EcmSketch = EcmSketch.merge(xs.toSeq)
+  def mergeEh(xs: Array[EhSketch]): EhSketch = EhSketch.merge(xs.toSeq)
+
+  /** Keys of [[info]] in display order. */
+  def infoFields(): Array[String] = SketchDescription.fields.toArray
+
+  /** Values of [[infoFields]] (boxed; null where not applicable). */
+  def info(s: WindowSketch): Array[Object] = {
+    val m = SketchDescription.describe(s, encode(s).length)
+    SketchDescription.fields.map(f => m(f).asInstanceOf[AnyRef]).toArray
+  }
+
+  def nullLong: java.lang.Long = null
+}

@@ -1,0 +1,266 @@
+package ecmsketch.ingest
+
+import scala.collection.mutable.ArrayBuffer
+
+import ecmsketch.{SketchException, WindowSketch}
+import ecmsketch.ecm.EcmSketch
+import ecmsketch.format.{ByteReader, ByteWriter, SketchCodec}
+import ecmsketch.window.EhSketch
+
+/** How the ingest layer creates, feeds, merges and encodes one kind of sketch. */
+trait SketchOps[S <: WindowSketch] extends Serializable {
+  def create(): S
+  def add(s: S, fp: Long, ts: Long, v: Long): Unit
+  /** n-way order-preserving merge of partial sketches of one stream (count windows allowed). */
+  def merge(xs: Seq[S]): S
+  def encode(s: S): Array[Byte]
+  def decode(b: Array[Byte]): S
+}
+
+object SketchOps {
+  /** ECM-sketches of one plan and seed; `keyType` is recorded on every run. */
+  final class Ecm(factory: () => EcmSketch, keyType: Int) extends SketchOps[EcmSketch] {
+    def create(): EcmSketch = { val s = factory(); s.setKeyType(keyType); s }
+    def add(s: EcmSketch, fp: Long, ts: Long, v: Long): Unit = s.addFingerprint(fp, ts, v)
+    def merge(xs: Seq[EcmSketch]): EcmSketch = EcmSketch.mergeUnchecked(xs)
+    def encode(s: EcmSketch): Array[Byte] = SketchCodec.encode(s)
+    def decode(b: Array[Byte]): EcmSketch = SketchCodec.decodeEcm(b)
+  }
+
+  final class Eh(factory: () => EhSketch) extends SketchOps[EhSketch] {
+    def create(): EhSketch = factory()
+    def add(s: EhSketch, fp: Long, ts: Long, v: Long): Unit = s.add(ts, v)
+    def merge(xs: Seq[EhSketch]): EhSketch = EhSketch.mergeUnchecked(xs)
+    def encode(s: EhSketch): Array[Byte] = SketchCodec.encode(s)
+    def decode(b: Array[Byte]): EhSketch = SketchCodec.decodeEh(b)
+  }
+}
+
+/** Builds a sketch from rows in any order (docs/DESIGN.md, "Out-of-order rows").
+  *
+  *  - A reorder buffer (up to [[Ingest.MaxBuffer]] rows) absorbs local disorder: when full it is
+  *    sorted by timestamp and its older half goes into the main run, so input whose disorder spans
+  *    less than half the buffer reaches the main run in order and costs no extra error.
+  *  - Rows older than the main run's last timestamp ("late" rows) are collected, sorted and built
+  *    into side runs of their own; side runs of equal depth are merged [[Ingest.Fanout]] at a time.
+  *  - Rows at or before (newest row - window) can never fall in a query range and are dropped.
+  *  - [[result]] merges all runs (and the runs of other partitions, see [[absorb]]) n-way once,
+  *    so a sketch built from 200 time-ordered partitions has merge depth 1.
+  * Every merge is counted in the sketch's depth, so the reported bound always holds.
+  */
+final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
+  import Ingest._
+
+  private var bufTs = new Array[Long](InitialBuffer)
+  private var bufFp = new Array[Long](InitialBuffer)
+  private var bufV = new Array[Long](InitialBuffer)
+  private var n = 0
+  private var lateTs: Array[Long] = null
+  private var lateFp: Array[Long] = null
+  private var lateV: Array[Long] = null
+  private var lateN = 0
+  private var main: S = _
+  private var maxTs = Long.MinValue
+  private val runs = ArrayBuffer[S]()
+  private val foreign = ArrayBuffer[Array[Byte]]()
+  private var _dropped = 0L
+  private var _late = 0L
+
+  /** Rows dropped because they lay a whole window behind the newest row. */
+  def dropped: Long = _dropped
+  /** Rows that arrived behind the main run (they cost merge depth). */
+  def late: Long = _late
+
+  def add(fp: Long, ts: Long, v: Long): Unit = {
+    if (v < 0) throw new SketchException(s"weight must be non-negative, got $v")
+    if (window != Long.MaxValue && maxTs != Long.MinValue && maxTs - window >= ts && maxTs - window <= maxTs) {
+      _dropped += 1
+      return
+    }
+    if (ts > maxTs) maxTs = ts
+    if (main != null && ts < main.lastTs) addLate(fp, ts, v)
+    else {
+      if (n == bufTs.length) {
+        if (n < MaxBuffer) grow() else flushOlderHalf()
+      }
+      bufTs(n) = ts; bufFp(n) = fp; bufV(n) = v; n += 1
+    }
+  }
+
+  private def grow(): Unit = {
+    val c = math.min(MaxBuffer, bufTs.length * 2)
+    bufTs = java.util.Arrays.copyOf(bufTs, c); bufFp = java.util.Arrays.copyOf(bufFp, c); bufV = java.util.Arrays.copyOf(bufV, c)
+  }
+
+  private def mainRun(): S = { if (main == null) main = ops.create(); main }
+
+  private def flushOlderHalf(): Unit = {
+    Sorting.sortByTs(bufTs, bufFp, bufV, n)
+    val half = n / 2
+    val m = mainRun()
+    var i = 0
+    while (i < half) { ops.add(m, bufFp(i), bufTs(i), bufV(i)); i += 1 }
+    System.arraycopy(bufTs, half, bufTs, 0, n - half)
+    System.arraycopy(bufFp, half, bufFp, 0, n - half)
+    System.arraycopy(bufV, half, bufV, 0, n - half)
+    n -= half
+  }
+
+  private def addLate(fp: Long, ts: Long, v: Long): Unit = {
+    _late += 1
+    if (lateTs == null) { lateTs = new Array[Long](InitialBuffer); lateFp = new Array[Long](InitialBuffer); lateV = new Array[Long](InitialBuffer) }
+    if (lateN == lateTs.length) {
+      if (lateN < MaxLate) {
+        val c = math.min(MaxLate, lateN * 2)
+        lateTs = java.util.Arrays.copyOf(lateTs, c); lateFp = java.util.Arrays.copyOf(lateFp, c); lateV = java.util.Arrays.copyOf(lateV, c)
+      } else flushLate()
+    }
+    lateTs(lateN) = ts; lateFp(lateN) = fp; lateV(lateN) = v; lateN += 1
+  }
+
+  private def flushLate(): Unit = if (lateN > 0) {
+    Sorting.sortByTs(lateTs, lateFp, lateV, lateN)
+    val s = ops.create()
+    var i = 0
+    while (i < lateN) { ops.add(s, lateFp(i), lateTs(i), lateV(i)); i += 1 }
+    lateN = 0
+    runs += s
+    compact()
+  }
+
+  /** Merges runs of equal depth once `Fanout` of them exist (a binomial schedule: depth grows
+    * logarithmically in the number of late chunks).
+    */
+  private def compact(): Unit = {
+    var again = true
+    while (again) {
+      again = false
+      val byDepth = runs.groupBy(_.mergeDepth)
+      byDepth.find(_._2.size >= Fanout).foreach { case (_, group) =>
+        val merged = ops.merge(group.toSeq)
+        runs --= group
+        runs += merged
+        again = true
+      }
+    }
+  }
+
+  /** Flushes every buffered row into runs (no error: buffered rows are never older than the main run). */
+  private def finishLocal(): Unit = {
+    if (n > 0) {
+      Sorting.sortByTs(bufTs, bufFp, bufV, n)
+      val m = mainRun()
+      var i = 0
+      while (i < n) { ops.add(m, bufFp(i), bufTs(i), bufV(i)); i += 1 }
+      n = 0
+    }
+    flushLate()
+  }
+
+  /** All finished runs of this ingest, as bytes (for shuffling a partial aggregate). */
+  private def runBytes(): Seq[Array[Byte]] = {
+    finishLocal()
+    val local = (if (main == null) Nil else Seq(main)) ++ runs
+    local.map(ops.encode) ++ foreign
+  }
+
+  /** Takes over the runs of another partial aggregate (kept as bytes until [[result]]). */
+  def absorb(other: Ingest[S]): Unit = {
+    foreign ++= other.runBytes()
+    if (other ne this) { _dropped += other._dropped; _late += other._late }
+    if (foreign.size > MaxForeign) {
+      // Too many inputs to hold: merge them now (one more level, counted in the depth).
+      val merged = ops.merge(foreign.toSeq.map(ops.decode))
+      foreign.clear()
+      foreign += ops.encode(merged)
+    }
+  }
+
+  /** The sketch of every row added or absorbed: a single n-way merge of all runs. */
+  def result(): S = {
+    finishLocal()
+    val all: Seq[S] = (if (main == null) Nil else Seq(main)) ++ runs ++ foreign.map(ops.decode)
+    if (all.isEmpty) ops.create()
+    else if (all.size == 1) all.head
+    else ops.merge(all)
+  }
+
+  /** Serialized partial state: a bundle of finished runs (docs/FORMAT.md, "partial bundle"). */
+  def serialize(): Array[Byte] = {
+    val parts = runBytes()
+    val out = new ByteWriter(16 + parts.map(_.length + 5).sum)
+    out.putBytes(BundleMagic)
+    out.putByte(1)
+    out.putVarLong(parts.size)
+    parts.foreach { p => out.putVarLong(p.length); out.putBytes(p) }
+    out.putVarLong(_dropped)
+    out.putVarLong(_late)
+    out.toByteArray
+  }
+}
+
+object Ingest {
+  final val InitialBuffer = 64
+  final val MaxBuffer = 16384
+  final val MaxLate = 65536
+  final val Fanout = 16
+  final val MaxForeign = 4096
+  final val BundleMagic: Array[Byte] = "ECMB".getBytes("US-ASCII")
+
+  /** Reads a bundle written by [[Ingest.serialize]] into a fresh ingest (runs stay as bytes). */
+  def deserialize[S <: WindowSketch](ops: SketchOps[S], window: Long, bytes: Array[Byte]): Ingest[S] = {
+    val in = new ByteReader(bytes)
+    val m = Array.fill(4)(in.getByte("bundle magic").toByte)
+    if (!java.util.Arrays.equals(m, BundleMagic)) throw new SketchException("corrupt partial aggregate: bad magic")
+    val v = in.getByte("bundle version")
+    if (v != 1) throw new SketchException(s"corrupt partial aggregate: version $v")
+    val count = in.getVarIn("run count", 0, MaxForeign + 1).toInt
+    val ing = new Ingest[S](ops, window)
+    var i = 0
+    while (i < count) {
+      val len = in.getVarIn("run length", 1, in.remaining).toInt
+      ing.foreign += in.getBytes(len, "run")
+      i += 1
+    }
+    ing._dropped = in.getVarLong("dropped rows")
+    ing._late = in.getVarLong("late rows")
+    in.expectEnd()
+    ing
+  }
+}
+
+/** Stable sort of parallel arrays by timestamp (merge sort on an index permutation). */
+object Sorting {
+  def sortByTs(ts: Array[Long], a: Array[Long], b: Array[Long], n: Int): Unit = {
+    var sorted = true
+    var i = 1
+    while (sorted && i < n) { if (ts(i) < ts(i - 1)) sorted = false; i += 1 }
+    if (sorted) return
+    var idx = Array.tabulate(n)(identity)
+    var tmp = new Array[Int](n)
+    var width = 1
+    while (width < n) {
+      var lo = 0
+      while (lo < n) {
+        val mid = math.min(lo + width, n); val hi = math.min(lo + 2 * width, n)
+        var p = lo; var q = mid; var o = lo
+        while (p < mid && q < hi) {
+          if (ts(idx(q)) < ts(idx(p))) { tmp(o) = idx(q); q += 1 } else { tmp(o) = idx(p); p += 1 }
+          o += 1
+        }
+        while (p < mid) { tmp(o) = idx(p); p += 1; o += 1 }
+        while (q < hi) { tmp(o) = idx(q); q += 1; o += 1 }
+        lo += 2 * width
+      }
+      val t = idx; idx = tmp; tmp = t
+      width *= 2
+    }
+    permute(ts, idx, n); permute(a, idx, n); permute(b, idx, n)
+  }
+
+  private def permute(x: Array[Long], idx: Array[Int], n: Int): Unit = {
+    val c = java.util.Arrays.copyOf(x, n)
+    var i = 0
+    while (i < n) { x(i) = c(idx(i)); i += 1 }
+  }
+}

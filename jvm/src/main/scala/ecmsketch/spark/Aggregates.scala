@@ -1,0 +1,261 @@
+package ecmsketch.spark
+
+import scala.collection.mutable.ArrayBuffer
+import scala.util.control.NonFatal
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal}
+import org.apache.spark.sql.catalyst.expressions.aggregate.{ImperativeAggregate, TypedImperativeAggregate}
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
+
+import ecmsketch.{SketchException, WindowSketch, WindowSpec}
+import ecmsketch.ecm.{EcmSketch, KeyType, Planner, QueryKind}
+import ecmsketch.format.{ByteReader, ByteWriter, SketchCodec}
+import ecmsketch.hash.Hashing
+import ecmsketch.ingest.{Ingest, SketchOps}
+import ecmsketch.window.EhSketch
+
+/** Turns a core [[SketchException]] from parameter validation into an analysis error. */
+private[spark] object Checks {
+  def apply(body: => Unit): TypeCheckResult =
+    try { body; TypeCheckResult.TypeCheckSuccess }
+    catch { case e: SketchException => TypeCheckResult.TypeCheckFailure(e.getMessage) }
+}
+
+/** `ecm_agg(key, ts [, window [, epsilon [, delta]]], value =>, window_type =>, seed =>,
+  * optimize_for =>, merge_levels =>)`: builds an ECM-sketch (BINARY) over the rows of a group.
+  * Rows with a NULL key, ts or value are skipped. Rows may come in any order (see [[Ingest]]).
+  */
+case class EcmAgg(key: Expression, ts: Expression, window: Expression, epsilon: Expression, delta: Expression,
+                  value: Expression, windowType: Expression, seed: Expression, optimizeFor: Expression,
+                  mergeLevels: Expression, mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
+    extends TypedImperativeAggregate[Ingest[EcmSketch]] {
+
+  override def prettyName: String = "ecm_agg"
+  override def sql(isDistinct: Boolean): String = Args.callSql(prettyName, children)
+  private def fn = prettyName
+
+  override def children: Seq[Expression] =
+    Seq(key, ts, window, epsilon, delta, value, windowType, seed, optimizeFor, mergeLevels)
+
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmAgg =
+    copy(key = c(0), ts = c(1), window = c(2), epsilon = c(3), delta = c(4), value = c(5), windowType = c(6),
+      seed = c(7), optimizeFor = c(8), mergeLevels = c(9))
+
+  private lazy val countWindow = WindowSpec.parseType(Args.constString(windowType, fn, "window_type", "time"))
+  private lazy val tsMicros = Args.checkTs(ts, fn, countWindow)
+  private lazy val spec = WindowSpec(countWindow, tsMicros, Args.window(window, fn, tsMicros))
+  private lazy val plan = Planner.plan(
+    Args.constDouble(epsilon, fn, "epsilon", 0.05), Args.constDouble(delta, fn, "delta", 0.01),
+    QueryKind.fromName(Args.constString(optimizeFor, fn, "optimize_for", "point")),
+    // one level for Spark's own merge of partial aggregates, plus the user's cross-site levels
+    1 + Args.mergeLevels(mergeLevels, fn))
+  private lazy val hashSeed = Args.constLong(seed, fn, "seed", EcmSketch.DefaultSeed)
+  private lazy val keyKind = Args.keyType(key, fn)
+  @transient private lazy val ops = new SketchOps.Ecm(() => EcmSketch.create(spec, plan, hashSeed), keyKind)
+  private lazy val hasValue = !Args.isDefault(value)
+
+  override def checkInputDataTypes(): TypeCheckResult = Checks {
+    keyKind; Args.checkValue(value, fn); spec; plan; hashSeed
+  }
+
+  override def createAggregationBuffer(): Ingest[EcmSketch] = new Ingest(ops, spec.window)
+
+  override def update(buffer: Ingest[EcmSketch], input: InternalRow): Ingest[EcmSketch] = {
+    val k = key.eval(input)
+    if (k == null) return buffer
+    val t = ts.eval(input)
+    if (t == null) return buffer
+    val v: Long = if (hasValue) { val x = value.eval(input); if (x == null) return buffer; Args.longOf(x) } else 1L
+    val fp = keyKind match {
+      case KeyType.String => Hashing.fingerprintBytes(k.asInstanceOf[UTF8String].getBytes)
+      case KeyType.Binary => Hashing.fingerprintBytes(k.asInstanceOf[Array[Byte]])
+      case _ => Hashing.fingerprintLong(Args.longOf(k))
+    }
+    buffer.add(fp, Args.longOf(t), v)
+    buffer
+  }
+
+  override def merge(buffer: Ingest[EcmSketch], input: Ingest[EcmSketch]): Ingest[EcmSketch] = { buffer.absorb(input); buffer }
+  override def eval(buffer: Ingest[EcmSketch]): Any = SketchCodec.encode(buffer.result())
+  override def serialize(buffer: Ingest[EcmSketch]): Array[Byte] = buffer.serialize()
+  override def deserialize(bytes: Array[Byte]): Ingest[EcmSketch] = Ingest.deserialize(ops, spec.window, bytes)
+
+  override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
+  override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
+  override def nullable: Boolean = false
+  override def dataType: DataType = BinaryType
+  override def defaultResult: Option[Literal] = Option(Literal.create(eval(createAggregationBuffer()), BinaryType))
+}
+
+/** `eh_agg(ts [, window [, epsilon]], value =>, window_type =>, merge_levels =>)`: an exponential
+  * histogram (BINARY) counting rows (or summing `value`) over the sliding window.
+  */
+case class EhAgg(ts: Expression, window: Expression, epsilon: Expression, value: Expression, windowType: Expression,
+                 mergeLevels: Expression, mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
+    extends TypedImperativeAggregate[Ingest[EhSketch]] {
+
+  override def prettyName: String = "eh_agg"
+  override def sql(isDistinct: Boolean): String = Args.callSql(prettyName, children)
+  private def fn = prettyName
+  override def children: Seq[Expression] = Seq(ts, window, epsilon, value, windowType, mergeLevels)
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EhAgg =
+    copy(ts = c(0), window = c(1), epsilon = c(2), value = c(3), windowType = c(4), mergeLevels = c(5))
+
+  private lazy val countWindow = WindowSpec.parseType(Args.constString(windowType, fn, "window_type", "time"))
+  private lazy val tsMicros = Args.checkTs(ts, fn, countWindow)
+  private lazy val spec = WindowSpec(countWindow, tsMicros, Args.window(window, fn, tsMicros))
+  private lazy val eps = Args.constDouble(epsilon, fn, "epsilon", 0.05)
+  private lazy val levels = 1 + Args.mergeLevels(mergeLevels, fn)
+  @transient private lazy val ops = new SketchOps.Eh(() => EhSketch.create(spec, eps, levels))
+  private lazy val hasValue = !Args.isDefault(value)
+
+  override def checkInputDataTypes(): TypeCheckResult = Checks {
+    Args.checkValue(value, fn); spec; Planner.checkEpsilon(eps); ops.create()
+  }
+
+  override def createAggregationBuffer(): Ingest[EhSketch] = new Ingest(ops, spec.window)
+  override def update(buffer: Ingest[EhSketch], input: InternalRow): Ingest[EhSketch] = {
+    val t = ts.eval(input)
+    if (t == null) return buffer
+    val v: Long = if (hasValue) { val x = value.eval(input); if (x == null) return buffer; Args.longOf(x) } else 1L
+    buffer.add(0L, Args.longOf(t), v)
+    buffer
+  }
+  override def merge(buffer: Ingest[EhSketch], input: Ingest[EhSketch]): Ingest[EhSketch] = { buffer.absorb(input); buffer }
+  override def eval(buffer: Ingest[EhSketch]): Any = SketchCodec.encode(buffer.result())
+  override def serialize(buffer: Ingest[EhSketch]): Array[Byte] = buffer.serialize()
+  override def deserialize(bytes: Array[Byte]): Ingest[EhSketch] = Ingest.deserialize(ops, spec.window, bytes)
+  override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
+  override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
+  override def nullable: Boolean = false
+  override def dataType: DataType = BinaryType
+  override def defaultResult: Option[Literal] = Option(Literal.create(eval(createAggregationBuffer()), BinaryType))
+}
+
+/** Buffer of a merge aggregate: the input sketches, validated on arrival and kept as bytes until
+  * one n-way merge at the end (so the merge depth does not grow with the number of partitions).
+  */
+final class MergeBuffer(val parts: ArrayBuffer[Array[Byte]] = ArrayBuffer[Array[Byte]]()) {
+  var reference: WindowSketch = null
+}
+
+object MergeBuffer {
+  final val Magic: Array[Byte] = "ECMM".getBytes("US-ASCII")
+  final val MaxParts = 4096
+
+  def serialize(b: MergeBuffer): Array[Byte] = {
+    val out = new ByteWriter(16 + b.parts.map(_.length + 5).sum)
+    out.putBytes(Magic); out.putByte(1); out.putVarLong(b.parts.size)
+    b.parts.foreach { p => out.putVarLong(p.length); out.putBytes(p) }
+    out.toByteArray
+  }
+
+  def deserialize(bytes: Array[Byte]): MergeBuffer = {
+    val in = new ByteReader(bytes)
+    val m = Array.fill(4)(in.getByte("merge buffer magic").toByte)
+    if (!java.util.Arrays.equals(m, Magic) || in.getByte("merge buffer version") != 1)
+      throw new SketchException("corrupt merge buffer")
+    val n = in.getVarIn("sketch count", 0, MaxParts + 1).toInt
+    val b = new MergeBuffer()
+    var i = 0
+    while (i < n) {
+      val len = in.getVarIn("sketch length", 1, in.remaining).toInt
+      b.parts += in.getBytes(len, "sketch")
+      i += 1
+    }
+    in.expectEnd()
+    b
+  }
+}
+
+/** Shared logic of `ecm_merge` and `eh_merge`: ⊕ of the sketches in a group (NULLs ignored). */
+abstract class SketchMergeAgg[S <: WindowSketch] extends TypedImperativeAggregate[MergeBuffer] {
+  def child: Expression
+  protected def decode(b: Array[Byte]): S
+  protected def mergeAll(xs: Seq[S]): S
+  protected def encode(s: S): Array[Byte]
+  protected def diffs(a: S, b: S): Seq[String]
+  protected def kindName: String
+
+  override def children: Seq[Expression] = Seq(child)
+  override def checkInputDataTypes(): TypeCheckResult =
+    if (child.dataType == BinaryType || child.dataType == NullType) TypeCheckResult.TypeCheckSuccess
+    else TypeCheckResult.TypeCheckFailure(s"$prettyName: the argument must be a BINARY sketch column, got ${child.dataType.sql}")
+
+  override def createAggregationBuffer(): MergeBuffer = new MergeBuffer()
+
+  private def check(buffer: MergeBuffer, s: S): Unit = {
+    if (buffer.reference == null) buffer.reference = s
+    else {
+      val d = diffs(buffer.reference.asInstanceOf[S], s)
+      if (d.nonEmpty) throw new SketchException(s"$prettyName: cannot merge $kindName with different parameters: ${d.mkString(", ")}")
+      if (s.spec.countWindow)
+        WindowSketch.checkMergeable(Seq(buffer.reference, s), prettyName)
+    }
+  }
+
+  override def update(buffer: MergeBuffer, input: InternalRow): MergeBuffer = {
+    val v = child.eval(input)
+    if (v == null) return buffer
+    val bytes = v.asInstanceOf[Array[Byte]]
+    check(buffer, decode(bytes))
+    add(buffer, bytes)
+    buffer
+  }
+
+  private def add(buffer: MergeBuffer, bytes: Array[Byte]): Unit = {
+    buffer.parts += bytes
+    if (buffer.parts.size > MergeBuffer.MaxParts) {
+      val merged = encode(mergeAll(buffer.parts.toSeq.map(decode)))
+      buffer.parts.clear(); buffer.parts += merged
+    }
+  }
+
+  override def merge(buffer: MergeBuffer, input: MergeBuffer): MergeBuffer = {
+    input.parts.foreach { p => check(buffer, decode(p)); add(buffer, p) }
+    buffer
+  }
+
+  override def eval(buffer: MergeBuffer): Any =
+    if (buffer.parts.isEmpty) null
+    else if (buffer.parts.size == 1) buffer.parts.head
+    else encode(mergeAll(buffer.parts.toSeq.map(decode)))
+
+  override def serialize(buffer: MergeBuffer): Array[Byte] = MergeBuffer.serialize(buffer)
+  override def deserialize(bytes: Array[Byte]): MergeBuffer = MergeBuffer.deserialize(bytes)
+  override def nullable: Boolean = true
+  override def dataType: DataType = BinaryType
+}
+
+/** `ecm_merge(sketch)`: order-preserving ⊕ of ECM-sketches (same parameters and seed). */
+case class EcmMergeAgg(child: Expression, mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
+    extends SketchMergeAgg[EcmSketch] {
+  override def prettyName: String = "ecm_merge"
+  protected def kindName = "ECM-sketches"
+  protected def decode(b: Array[Byte]): EcmSketch = SketchCodec.decodeEcm(b)
+  protected def mergeAll(xs: Seq[EcmSketch]): EcmSketch = EcmSketch.merge(xs)
+  protected def encode(s: EcmSketch): Array[Byte] = SketchCodec.encode(s)
+  protected def diffs(a: EcmSketch, b: EcmSketch): Seq[String] = a.diffs(b) ++
+    (if (a.keyType != KeyType.Unset && b.keyType != KeyType.Unset && a.keyType != b.keyType)
+      Seq(s"key type ${KeyType.name(a.keyType)} vs ${KeyType.name(b.keyType)}") else Nil)
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmMergeAgg = copy(child = c.head)
+  override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
+  override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
+}
+
+/** `eh_merge(sketch)`: order-preserving ⊕ of exponential histograms. */
+case class EhMergeAgg(child: Expression, mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
+    extends SketchMergeAgg[EhSketch] {
+  override def prettyName: String = "eh_merge"
+  protected def kindName = "exponential histograms"
+  protected def decode(b: Array[Byte]): EhSketch = SketchCodec.decodeEh(b)
+  protected def mergeAll(xs: Seq[EhSketch]): EhSketch = EhSketch.merge(xs)
+  protected def encode(s: EhSketch): Array[Byte] = SketchCodec.encode(s)
+  protected def diffs(a: EhSketch, b: EhSketch): Seq[String] = a.diffs(b)
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EhMergeAgg = copy(child = c.head)
+  override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
+  override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
+}

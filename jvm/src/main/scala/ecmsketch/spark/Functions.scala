@@ -1,0 +1,93 @@
+package ecmsketch.spark
+
+import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
+import org.apache.spark.sql.catalyst.FunctionIdentifier
+import org.apache.spark.sql.catalyst.analysis.{FunctionRegistry, FunctionRegistryBase}
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
+import org.apache.spark.sql.catalyst.plans.logical.{FunctionSignature, InputParameter}
+import org.apache.spark.sql.catalyst.analysis.ExpressionBuilder
+
+/** The SQL functions of ecmsketch: names, signatures (positional order and named parameters) and
+  * documentation. Registered by [[EcmSketchExtensions]] (spark.sql.extensions) or [[Register]].
+  */
+object Functions {
+  private def opt(name: String): InputParameter = InputParameter(name, Some(Args.Default))
+  private def req(name: String): InputParameter = InputParameter(name)
+
+  final case class Fn(name: String, params: Seq[InputParameter], make: Seq[Expression] => Expression,
+                      usage: String, group: String, className: String)
+
+  private final class Builder(fn: Fn) extends ExpressionBuilder {
+    override def functionSignature: Option[FunctionSignature] = Some(FunctionSignature(fn.params))
+    override def build(funcName: String, expressions: Seq[Expression]): Expression = fn.make(expressions)
+  }
+
+  val all: Seq[Fn] = Seq(
+    Fn("ecm_agg",
+      Seq(req("key"), req("ts"), opt("window"), opt("epsilon"), opt("delta"), opt("value"), opt("window_type"),
+        opt("seed"), opt("optimize_for"), opt("merge_levels")),
+      a => EcmAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8), a(9)),
+      "_FUNC_(key, ts [, window [, epsilon [, delta]]] [, value => w] [, window_type => 'time'|'count'] [, seed => s] " +
+        "[, optimize_for => 'point'|'inner_product'] [, merge_levels => h]) - ECM-sketch (BINARY) of the group's rows " +
+        "over a sliding window. Defaults: unbounded window, epsilon 0.05, delta 0.01. NULL key, ts or value rows are skipped.",
+      "agg_funcs", classOf[EcmAgg].getName),
+    Fn("ecm_merge", Seq(req("sketch")), a => EcmMergeAgg(a(0)),
+      "_FUNC_(sketch) - Order-preserving merge of ECM-sketches (same parameters and seed); NULLs are ignored.",
+      "agg_funcs", classOf[EcmMergeAgg].getName),
+    Fn("eh_agg", Seq(req("ts"), opt("window"), opt("epsilon"), opt("value"), opt("window_type"), opt("merge_levels")),
+      a => EhAgg(a(0), a(1), a(2), a(3), a(4), a(5)),
+      "_FUNC_(ts [, window [, epsilon]] [, value => w] [, window_type => 'time'|'count'] [, merge_levels => h]) - " +
+        "Exponential histogram (BINARY) counting the rows (or summing value) over a sliding window.",
+      "agg_funcs", classOf[EhAgg].getName),
+    Fn("eh_merge", Seq(req("sketch")), a => EhMergeAgg(a(0)),
+      "_FUNC_(sketch) - Order-preserving merge of exponential histograms; NULLs are ignored.",
+      "agg_funcs", classOf[EhMergeAgg].getName),
+    Fn("ecm_point", Seq(req("sketch"), req("key"), opt("range"), opt("now")), a => EcmPoint(a),
+      "_FUNC_(sketch, key [, range [, now]]) - Estimated weight of key in (now - range, now]. Range defaults to the window, now to the sketch's last timestamp.",
+      "misc_funcs", classOf[EcmPoint].getName),
+    Fn("ecm_inner_product", Seq(req("a"), req("b"), opt("range"), opt("now")), a => EcmInnerProduct(a),
+      "_FUNC_(a, b [, range [, now]]) - Estimated inner product (join size) of two ECM-sketches over the range.",
+      "misc_funcs", classOf[EcmInnerProduct].getName),
+    Fn("ecm_self_join", Seq(req("sketch"), opt("range"), opt("now")), a => EcmSelfJoin(a),
+      "_FUNC_(sketch [, range [, now]]) - Estimated self-join size (F2) over the range.",
+      "misc_funcs", classOf[EcmSelfJoin].getName),
+    Fn("ecm_total", Seq(req("sketch"), opt("range"), opt("now")), a => EcmTotal(a),
+      "_FUNC_(sketch [, range [, now]]) - Estimated total weight over the range.",
+      "misc_funcs", classOf[EcmTotal].getName),
+    Fn("eh_count", Seq(req("sketch"), opt("range"), opt("now")), a => EhCount(a),
+      "_FUNC_(sketch [, range [, now]]) - Estimated count (or sum) of an exponential histogram over the range.",
+      "misc_funcs", classOf[EhCount].getName),
+    Fn("sketch_info", Seq(req("sketch")), a => SketchInfo(a),
+      "_FUNC_(sketch) - STRUCT describing a sketch: kind, parameters, merge depth, certified error bound, timestamps, size.",
+      "misc_funcs", classOf[SketchInfo].getName)
+  )
+
+  /** The builder Spark calls with the parsed arguments (named ones as NamedArgumentExpression). */
+  def builder(fn: Fn): Seq[Expression] => Expression = {
+    val b = new Builder(fn)
+    (args: Seq[Expression]) => b.build(fn.name, FunctionRegistry.rearrangeExpressions(fn.name, b, args))
+  }
+
+  def info(fn: Fn): ExpressionInfo =
+    new ExpressionInfo(fn.className, null, fn.name, fn.usage, "", "", "", fn.group, "0.1.0", "", "")
+
+  /** Registers every function on a running session (classic Spark). */
+  def registerAll(registry: FunctionRegistryBase[Expression]): Unit =
+    all.foreach(fn => registry.registerFunction(FunctionIdentifier(fn.name), info(fn), builder(fn)))
+
+}
+
+/** `spark.sql.extensions=ecmsketch.spark.EcmSketchExtensions` registers the functions in every new session. */
+class EcmSketchExtensions extends (SparkSessionExtensions => Unit) {
+  override def apply(ext: SparkSessionExtensions): Unit =
+    Functions.all.foreach(fn => ext.injectFunction((FunctionIdentifier(fn.name), Functions.info(fn), Functions.builder(fn))))
+}
+
+/** Registration on an already running session (called by Python's `ecmsketch.register(spark)`). */
+object Register {
+  def register(spark: SparkSession): Unit = spark match {
+    case c: org.apache.spark.sql.classic.SparkSession => Functions.registerAll(c.sessionState.functionRegistry)
+    case other => throw new IllegalArgumentException(
+      s"ecmsketch.register needs a classic SparkSession, got ${other.getClass.getName}; under Spark Connect set spark.sql.extensions=ecmsketch.spark.EcmSketchExtensions on the server")
+  }
+}

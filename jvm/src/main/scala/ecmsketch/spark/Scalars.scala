@@ -1,0 +1,198 @@
+package ecmsketch.spark
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
+import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow}
+import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
+
+import ecmsketch.{SketchException, WindowSketch}
+import ecmsketch.ecm.EcmSketch
+import ecmsketch.format.SketchCodec
+import ecmsketch.window.EhSketch
+
+/** Base of the sketch query functions: the first `sketchArgs` children are BINARY sketches, a NULL
+  * sketch gives NULL, and the last decoded sketch of each argument is cached (queries usually
+  * probe one sketch with many keys).
+  */
+abstract class SketchScalar extends Expression with CodegenFallback {
+  protected def sketchArgs: Int = 1
+  override def sql: String = Args.callSql(prettyName, children)
+  override def nullable: Boolean = true
+  override def foldable: Boolean = children.forall(_.foldable)
+
+  @transient private lazy val cacheBytes = new Array[Array[Byte]](sketchArgs)
+  @transient private lazy val cacheSketch = new Array[WindowSketch](sketchArgs)
+
+  protected def decode(i: Int, b: Array[Byte]): WindowSketch = {
+    if ((cacheBytes(i) ne b) && !java.util.Arrays.equals(cacheBytes(i), b)) {
+      cacheSketch(i) = SketchCodec.decode(b)
+      cacheBytes(i) = b
+    }
+    cacheSketch(i)
+  }
+
+  protected def ecm(i: Int, b: Array[Byte]): EcmSketch = decode(i, b) match {
+    case s: EcmSketch => s
+    case _ => throw new SketchException(s"$prettyName: expected an ECM-sketch (from ecm_agg or ecm_merge), got an exponential histogram")
+  }
+
+  protected def eh(i: Int, b: Array[Byte]): EhSketch = decode(i, b) match {
+    case s: EhSketch => s
+    case _ => throw new SketchException(s"$prettyName: expected an exponential histogram (from eh_agg or eh_merge), got an ECM-sketch")
+  }
+
+  protected def checkArgs(): Unit = ()
+
+  override def checkInputDataTypes(): TypeCheckResult = Checks {
+    children.take(sketchArgs).foreach { c =>
+      if (c.dataType != BinaryType && c.dataType != NullType)
+        throw new SketchException(s"$prettyName: the sketch argument must be BINARY, got ${c.dataType.sql}")
+    }
+    checkArgs()
+  }
+
+  override def eval(input: InternalRow): Any = {
+    val sk = new Array[Array[Byte]](sketchArgs)
+    var i = 0
+    while (i < sketchArgs) {
+      val v = children(i).eval(input)
+      if (v == null) return null
+      sk(i) = v.asInstanceOf[Array[Byte]]
+      i += 1
+    }
+    compute(sk, input)
+  }
+
+  protected def compute(sketches: Array[Array[Byte]], input: InternalRow): Any
+}
+
+/** Range and now arguments at positions `r` and `r + 1`. */
+trait RangeNowArgs { self: SketchScalar =>
+  protected def rangeAt: Int
+  protected def checkRangeNow(): Unit = {
+    Args.checkRangeType(children(rangeAt), prettyName)
+    Args.checkNowType(children(rangeAt + 1), prettyName)
+  }
+  protected def rangeNow(s: WindowSketch, input: InternalRow): (java.lang.Long, java.lang.Long) = {
+    val r = Args.range(s, children(rangeAt), children(rangeAt).eval(input), prettyName)
+    val n = Args.now(s, children(rangeAt + 1), children(rangeAt + 1).eval(input), prettyName)
+    (r, n)
+  }
+}
+
+/** `ecm_point(sketch, key [, range [, now]])`: estimated weight of `key` in (now - range, now]. */
+case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNowArgs {
+  override def prettyName: String = "ecm_point"
+  protected def rangeAt = 2
+  override def dataType: DataType = DoubleType
+  override protected def checkArgs(): Unit = {
+    children(1).dataType match {
+      case _: StringType | BinaryType | NullType => ()
+      case dt if Args.isIntegral(dt) => ()
+      case dt => throw new SketchException(s"ecm_point: key must be STRING, BINARY, INT or BIGINT, got ${dt.sql}")
+    }
+    checkRangeNow()
+  }
+  protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
+    val s = ecm(0, sk(0))
+    val k = children(1).eval(input)
+    if (k == null) return null
+    val (r, n) = rangeNow(s, input)
+    val fp = children(1).dataType match {
+      case _: StringType => s.fingerprintFor(k.asInstanceOf[UTF8String].toString)
+      case BinaryType => s.fingerprintFor(k.asInstanceOf[Array[Byte]])
+      case _ => s.fingerprintFor(Args.longOf(k))
+    }
+    s.pointFingerprint(fp, r, n)
+  }
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmPoint = copy(children = c)
+}
+
+/** `ecm_inner_product(a, b [, range [, now]])`. */
+case class EcmInnerProduct(children: Seq[Expression]) extends SketchScalar with RangeNowArgs {
+  override def prettyName: String = "ecm_inner_product"
+  override protected def sketchArgs = 2
+  protected def rangeAt = 2
+  override def dataType: DataType = DoubleType
+  override protected def checkArgs(): Unit = checkRangeNow()
+  protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
+    val a = ecm(0, sk(0)); val b = ecm(1, sk(1))
+    val (r, n) = rangeNow(a, input)
+    a.innerProduct(b, r, n)
+  }
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmInnerProduct = copy(children = c)
+}
+
+/** `ecm_self_join(sketch [, range [, now]])`: the second frequency moment F2. */
+case class EcmSelfJoin(children: Seq[Expression]) extends SketchScalar with RangeNowArgs {
+  override def prettyName: String = "ecm_self_join"
+  protected def rangeAt = 1
+  override def dataType: DataType = DoubleType
+  override protected def checkArgs(): Unit = checkRangeNow()
+  protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
+    val s = ecm(0, sk(0)); val (r, n) = rangeNow(s, input); s.selfJoin(r, n)
+  }
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmSelfJoin = copy(children = c)
+}
+
+/** `ecm_total(sketch [, range [, now]])`: the total weight ||a_r||_1. */
+case class EcmTotal(children: Seq[Expression]) extends SketchScalar with RangeNowArgs {
+  override def prettyName: String = "ecm_total"
+  protected def rangeAt = 1
+  override def dataType: DataType = DoubleType
+  override protected def checkArgs(): Unit = checkRangeNow()
+  protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
+    val s = ecm(0, sk(0)); val (r, n) = rangeNow(s, input); s.total(r, n)
+  }
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmTotal = copy(children = c)
+}
+
+/** `eh_count(sketch [, range [, now]])`. */
+case class EhCount(children: Seq[Expression]) extends SketchScalar with RangeNowArgs {
+  override def prettyName: String = "eh_count"
+  protected def rangeAt = 1
+  override def dataType: DataType = DoubleType
+  override protected def checkArgs(): Unit = checkRangeNow()
+  protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
+    val s = eh(0, sk(0)); val (r, n) = rangeNow(s, input); s.count(r, n)
+  }
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EhCount = copy(children = c)
+}
+
+/** `sketch_info(sketch)`: a STRUCT describing any sketch of this library. */
+case class SketchInfo(children: Seq[Expression]) extends SketchScalar {
+  override def prettyName: String = "sketch_info"
+  override def dataType: DataType = SketchInfo.schema
+  protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
+    val s = decode(0, sk(0))
+    val m = SketchInfo.describe(s, sk(0).length)
+    new GenericInternalRow(SketchInfo.schema.fields.map { f =>
+      m(f.name) match {
+        case null => null
+        case str: String => UTF8String.fromString(str)
+        case other => other
+      }
+    })
+  }
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SketchInfo = copy(children = c)
+}
+
+object SketchInfo {
+  val schema: StructType = StructType(Seq(
+    StructField("kind", StringType), StructField("format_version", IntegerType),
+    StructField("window_type", StringType), StructField("window", LongType), StructField("ts_unit", StringType),
+    StructField("epsilon", DoubleType), StructField("delta", DoubleType),
+    StructField("width", IntegerType), StructField("depth", IntegerType),
+    StructField("cell_kind", StringType), StructField("cell_epsilon", DoubleType), StructField("cm_epsilon", DoubleType),
+    StructField("optimize_for", StringType), StructField("key_type", StringType), StructField("seed", LongType),
+    StructField("planned_merge_levels", IntegerType), StructField("merge_depth", IntegerType),
+    StructField("error_bound", DoubleType), StructField("point_error_bound", DoubleType),
+    StructField("inner_product_error_bound", DoubleType), StructField("total_error_bound", DoubleType),
+    StructField("first_ts", LongType), StructField("last_ts", LongType), StructField("total_weight", LongType),
+    StructField("size_bytes", IntegerType)))
+
+  def describe(s: WindowSketch, sizeBytes: Int): Map[String, Any] = ecmsketch.SketchDescription.describe(s, sizeBytes)
+  assert(schema.fieldNames.toSeq == ecmsketch.SketchDescription.fields)
+}

@@ -1,0 +1,114 @@
+"""Typed PySpark wrappers for the ecmsketch SQL functions.
+
+Each wrapper builds ``call_function(name, ...)`` with every argument in its positional slot (an
+omitted option is a NULL literal, which the SQL functions read as "use the default"), so it works in
+classic PySpark and under Spark Connect alike. Column arguments accept a Column or a column name;
+option arguments take Python values (or a literal Column).
+
+Windows and ranges: for a TIMESTAMP ``ts`` give a ``datetime.timedelta`` or a string such as
+``'10 minutes'``; for integer ``ts`` give an int (ticks, or arrivals for ``window_type='count'``).
+``now`` is a ``datetime`` or an int accordingly. Rows with a NULL key, ts or value are skipped.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any, Optional, Union
+
+from pyspark.sql import Column
+from pyspark.sql.functions import call_function, col, lit
+
+ColumnOrName = Union[Column, str]
+Window = Union[None, int, str, _dt.timedelta, Column]
+Now = Union[None, int, _dt.datetime, Column]
+
+__all__ = [
+    "ecm_agg", "ecm_merge", "eh_agg", "eh_merge", "ecm_point", "ecm_inner_product", "ecm_self_join",
+    "ecm_total", "eh_count", "sketch_info",
+]
+
+
+def _c(x: ColumnOrName) -> Column:
+    return x if isinstance(x, Column) else col(x)
+
+
+def _p(x: Any) -> Column:
+    """An option value as a literal (None = the SQL default)."""
+    if isinstance(x, Column):
+        return x
+    return lit(x)
+
+
+def _v(x: Optional[ColumnOrName]) -> Column:
+    return lit(None) if x is None else _c(x)
+
+
+def ecm_agg(key: ColumnOrName, ts: ColumnOrName, window: Window = None, epsilon: Optional[float] = None,
+            delta: Optional[float] = None, *, value: Optional[ColumnOrName] = None,
+            window_type: Optional[str] = None, seed: Optional[int] = None, optimize_for: Optional[str] = None,
+            merge_levels: Optional[int] = None) -> Column:
+    """ECM-sketch (BINARY) of the group's rows over a sliding window.
+
+    :param key: STRING, BINARY, INT or BIGINT column.
+    :param ts: TIMESTAMP column (ticks are microseconds) or INT/BIGINT ticks; for
+        ``window_type='count'`` the arrival sequence number.
+    :param window: window length (default unbounded).
+    :param epsilon: error bound relative to the range's total weight (default 0.05), certified after
+        Spark's own merge plus ``merge_levels`` further merges.
+    :param delta: failure probability of the Count-Min part (default 0.01).
+    :param value: non-negative integer weight column (default 1 per row).
+    :param window_type: ``'time'`` (default) or ``'count'``.
+    :param seed: hash seed; sketches merge only with the same seed.
+    :param optimize_for: ``'point'`` (default) or ``'inner_product'`` (also self-join).
+    :param merge_levels: cross-site merge levels to budget for (default 0).
+    """
+    return call_function("ecm_agg", _c(key), _c(ts), _p(window), _p(epsilon), _p(delta), _v(value),
+                         _p(window_type), _p(seed), _p(optimize_for), _p(merge_levels))
+
+
+def ecm_merge(sketch: ColumnOrName) -> Column:
+    """Order-preserving merge of the ECM-sketches in a group (same parameters and seed); NULLs ignored."""
+    return call_function("ecm_merge", _c(sketch))
+
+
+def eh_agg(ts: ColumnOrName, window: Window = None, epsilon: Optional[float] = None, *,
+           value: Optional[ColumnOrName] = None, window_type: Optional[str] = None,
+           merge_levels: Optional[int] = None) -> Column:
+    """Exponential histogram (BINARY) counting the group's rows, or summing ``value``, over a window."""
+    return call_function("eh_agg", _c(ts), _p(window), _p(epsilon), _v(value), _p(window_type), _p(merge_levels))
+
+
+def eh_merge(sketch: ColumnOrName) -> Column:
+    """Order-preserving merge of the exponential histograms in a group; NULLs ignored."""
+    return call_function("eh_merge", _c(sketch))
+
+
+def ecm_point(sketch: ColumnOrName, key: Any, range: Window = None, now: Now = None) -> Column:
+    """Estimated weight of ``key`` in ``(now - range, now]`` (DOUBLE). ``key`` is a Column or a
+    Python value (str, bytes or int)."""
+    k = key if isinstance(key, Column) else lit(key)
+    return call_function("ecm_point", _c(sketch), k, _p(range), _p(now))
+
+
+def ecm_inner_product(a: ColumnOrName, b: ColumnOrName, range: Window = None, now: Now = None) -> Column:
+    """Estimated inner product (join size) of two ECM-sketches over the range (DOUBLE)."""
+    return call_function("ecm_inner_product", _c(a), _c(b), _p(range), _p(now))
+
+
+def ecm_self_join(sketch: ColumnOrName, range: Window = None, now: Now = None) -> Column:
+    """Estimated self-join size (second frequency moment) over the range (DOUBLE)."""
+    return call_function("ecm_self_join", _c(sketch), _p(range), _p(now))
+
+
+def ecm_total(sketch: ColumnOrName, range: Window = None, now: Now = None) -> Column:
+    """Estimated total weight over the range (DOUBLE)."""
+    return call_function("ecm_total", _c(sketch), _p(range), _p(now))
+
+
+def eh_count(sketch: ColumnOrName, range: Window = None, now: Now = None) -> Column:
+    """Estimated count (or sum) of an exponential histogram over the range (DOUBLE)."""
+    return call_function("eh_count", _c(sketch), _p(range), _p(now))
+
+
+def sketch_info(sketch: ColumnOrName) -> Column:
+    """STRUCT describing a sketch: kind, parameters, merge depth, certified bounds, timestamps, size."""
+    return call_function("sketch_info", _c(sketch))

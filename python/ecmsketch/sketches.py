@@ -1,0 +1,319 @@
+"""Bytes-level sketch objects (no Spark): build, query and merge serialized sketches in Python.
+
+They run the same JVM code as the SQL functions, in-process through JPype, so a sketch made by
+``ecm_agg`` in any Spark cluster can be read, queried and merged here, and vice versa.
+
+Planning is the same as in SQL: ``epsilon`` is the bound after one merge level plus
+``merge_levels`` further ones, so sketches created here merge with ``ecm_agg`` sketches made with the
+same arguments.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+
+import numpy as np
+
+from . import SketchError
+from . import _jvm
+from ._units import RangeLike, TimeLike, datetime_micros, range_ticks, time_ticks, window_ticks
+
+__all__ = ["EcmSketch", "ExpHistogram", "DEFAULT_SEED"]
+
+#: The default hash seed, the same as SQL's ``ecm_agg``.
+DEFAULT_SEED = 0x5EED5EED
+
+Key = Union[int, str, bytes]
+
+
+def _call(fn, *args):
+    """Calls the JVM and turns a Java exception into :class:`SketchError` with its message."""
+    import jpype
+    try:
+        return fn(*args)
+    except jpype.JException as e:
+        raise SketchError(_jvm.java_error(e)) from None
+
+
+def _jlong(x: Optional[int]):
+    import jpype
+    return None if x is None else jpype.JObject(int(x), jpype.JClass("java.lang.Long"))
+
+
+def _longs(a: Any):
+    import jpype
+    arr = np.ascontiguousarray(np.asarray(a, dtype=np.int64))
+    return jpype.JArray(jpype.JLong)(arr)
+
+
+def _py(v: Any) -> Any:
+    """A boxed Java value as a Python value."""
+    if v is None:
+        return None
+    import jpype
+    if isinstance(v, jpype.JString) or (hasattr(v, "getClass") and str(v.getClass().getName()) == "java.lang.String"):
+        return str(v)
+    name = str(v.getClass().getName()) if hasattr(v, "getClass") else ""
+    if name in ("java.lang.Double", "java.lang.Float"):
+        return float(v)
+    if name in ("java.lang.Long", "java.lang.Integer", "java.lang.Short", "java.lang.Byte"):
+        return int(v)
+    if name == "java.lang.Boolean":
+        return bool(v)
+    return v
+
+
+def _as_bytes(x: Any) -> bytes:
+    if isinstance(x, (bytes, bytearray, memoryview)):
+        return bytes(x)
+    raise TypeError(f"expected bytes, got {type(x).__name__}")
+
+
+class _Sketch:
+    _j: Any
+
+    @property
+    def _micros(self) -> bool:
+        return bool(self._j.spec().tsMicros())
+
+    def to_bytes(self) -> bytes:
+        """The sketch in binary format v1 (docs/FORMAT.md), the same bytes SQL produces."""
+        return bytes(_call(_jvm.api().encode, self._j))
+
+    def __bytes__(self) -> bytes:
+        return self.to_bytes()
+
+    def info(self) -> Dict[str, Any]:
+        """Kind, parameters, merge depth, certified bounds, timestamps and size (as ``sketch_info``)."""
+        api = _jvm.api()
+        fields = [str(f) for f in api.infoFields()]
+        values = _call(api.info, self._j)
+        return {f: _py(v) for f, v in zip(fields, values)}
+
+    @property
+    def error_bound(self) -> float:
+        """The certified relative error bound of the planned query kind at the current merge depth."""
+        return float(self._j.errorBound())
+
+    @property
+    def merge_depth(self) -> int:
+        return int(self._j.mergeDepth())
+
+    @property
+    def last_ts(self) -> Optional[int]:
+        """The latest timestamp added (ticks), or None for an empty sketch."""
+        return None if self._j.isEmpty() else int(self._j.lastTs())
+
+    def _sorted_batch(self, timestamps: Any, values: Any):
+        ts = np.asarray(timestamps)
+        if ts.dtype.kind == "M":
+            ts = ts.astype("datetime64[us]").astype(np.int64)
+        elif ts.dtype == object and len(ts) and isinstance(ts.flat[0], _dt.datetime):
+            ts = np.array([datetime_micros(t) for t in ts], dtype=np.int64)
+        ts = ts.astype(np.int64)
+        vs = None if values is None else np.asarray(values, dtype=np.int64)
+        if vs is not None and len(vs) != len(ts):
+            raise SketchError(f"timestamps and values differ in length: {len(ts)} vs {len(vs)}")
+        if vs is not None and len(vs) and vs.min() < 0:
+            raise SketchError(f"weight must be non-negative, got {int(vs.min())}")
+        order = np.argsort(ts, kind="stable")
+        ts = ts[order]
+        last = self.last_ts
+        if last is not None and len(ts) and ts[0] < last:
+            n_old = int(np.count_nonzero(ts < last))
+            raise SketchError(f"{n_old} timestamps precede the sketch's last timestamp {last}; a sketch object takes "
+                              "time in non-decreasing order across calls (sort once, or build with SQL ecm_agg)")
+        return order, ts, (None if vs is None else vs[order])
+
+
+class EcmSketch(_Sketch):
+    """An ECM-sketch: Count-Min array of sliding-window counters. Point, inner-product, self-join and
+    total queries over any range within the window, mergeable order-preservingly across sites."""
+
+    def __init__(self, jobj: Any):
+        self._j = jobj
+
+    @classmethod
+    def create(cls, epsilon: float = 0.05, delta: float = 0.01, window: Optional[RangeLike] = None, *,
+               window_type: str = "time", timestamps: str = "ticks", optimize_for: str = "point",
+               merge_levels: int = 0, seed: int = DEFAULT_SEED) -> "EcmSketch":
+        """A new empty sketch.
+
+        :param timestamps: ``'ticks'`` (integers) or ``'timestamp'`` (microseconds, as SQL TIMESTAMP;
+            then ``window`` and ranges may be timedeltas or strings such as ``'10 minutes'``).
+        """
+        if timestamps not in ("ticks", "timestamp"):
+            raise SketchError(f"timestamps must be 'ticks' or 'timestamp', got {timestamps!r}")
+        micros = timestamps == "timestamp"
+        if window_type not in ("time", "count"):
+            raise SketchError(f"window_type must be 'time' or 'count', got {window_type!r}")
+        w = window_ticks(window, micros)
+        if not isinstance(merge_levels, int) or merge_levels < 0:
+            raise SketchError(f"merge_levels must be a non-negative int, got {merge_levels!r}")
+        j = _call(_jvm.api().ecmCreate, window_type == "count", micros, w, float(epsilon), float(delta),
+                  optimize_for, 1 + merge_levels, int(seed))
+        return cls(j)
+
+    @classmethod
+    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "EcmSketch":
+        """Decodes (and validates) a serialized ECM-sketch, e.g. a value of an ``ecm_agg`` column."""
+        import jpype
+        b = _as_bytes(data)
+        return cls(_call(_jvm.api().decodeEcm, jpype.JArray(jpype.JByte)(b)))
+
+    def add(self, key: Key, ts: TimeLike, value: int = 1) -> None:
+        """Adds weight ``value`` for ``key`` at ``ts`` (non-decreasing across calls)."""
+        t = time_ticks(ts, self._micros, "ts")
+        if t is None:
+            raise SketchError("ts must not be None")
+        if isinstance(key, bool) or key is None:
+            raise SketchError(f"key must be str, bytes or int, got {key!r}")
+        if isinstance(key, (int, np.integer)):
+            _call(self._j.add, int(key), t, int(value))
+        elif isinstance(key, str):
+            _call(self._j.add, key, t, int(value))
+        elif isinstance(key, (bytes, bytearray)):
+            import jpype
+            _call(self._j.add, jpype.JArray(jpype.JByte)(bytes(key)), t, int(value))
+        else:
+            raise SketchError(f"key must be str, bytes or int, got {type(key).__name__}")
+
+    def add_many(self, keys: Any, timestamps: Any, values: Any = None) -> None:
+        """Adds a batch (numpy arrays or sequences). The batch may be in any order; it is sorted by
+        timestamp, and must not precede the sketch's last timestamp."""
+        import jpype
+        keys_arr = np.asarray(keys) if not isinstance(keys, np.ndarray) else keys
+        if len(keys_arr) != len(timestamps):
+            raise SketchError(f"keys and timestamps differ in length: {len(keys_arr)} vs {len(timestamps)}")
+        order, ts, vs = self._sorted_batch(timestamps, values)
+        jts = _longs(ts)
+        jvs = None if vs is None else _longs(vs)
+        api = _jvm.api()
+        if keys_arr.dtype.kind in "iu":
+            _call(api.addLongs, self._j, _longs(keys_arr[order]), jts, jvs)
+        elif keys_arr.dtype.kind in "UO" and all(isinstance(k, str) for k in keys_arr[:1]):
+            ks = [str(k) for k in keys_arr[order]]
+            _call(api.addStrings, self._j, jpype.JArray(jpype.JString)(ks), jts, jvs)
+        elif keys_arr.dtype.kind in "SO":
+            ks = [jpype.JArray(jpype.JByte)(_as_bytes(k)) for k in keys_arr[order]]
+            _call(api.addBytes, self._j, jpype.JArray(jpype.JArray(jpype.JByte))(ks), jts, jvs)
+        else:
+            raise SketchError(f"keys must be integers, strings or bytes, got dtype {keys_arr.dtype}")
+
+    def _fp(self, key: Key):
+        if isinstance(key, bool) or key is None:
+            raise SketchError(f"key must be str, bytes or int, got {key!r}")
+        if isinstance(key, (int, np.integer)):
+            return _call(self._j.fingerprintFor, int(key))
+        if isinstance(key, str):
+            return _call(self._j.fingerprintFor, key)
+        if isinstance(key, (bytes, bytearray)):
+            import jpype
+            return _call(self._j.fingerprintFor, jpype.JArray(jpype.JByte)(bytes(key)))
+        raise SketchError(f"key must be str, bytes or int, got {type(key).__name__}")
+
+    def point(self, key: Key, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
+        """Estimated weight of ``key`` in ``(now - range, now]``; range defaults to the window, now to
+        the last timestamp. Within ``info()['point_error_bound'] * total`` with probability 1 - delta."""
+        fp = self._fp(key)
+        return float(_call(self._j.pointFingerprint, fp, _jlong(range_ticks(range, self._micros)),
+                           _jlong(time_ticks(now, self._micros))))
+
+    def inner_product(self, other: "EcmSketch", range: Optional[RangeLike] = None,
+                      now: Optional[TimeLike] = None) -> float:
+        """Estimated inner product (join size) with another sketch of the same shape and seed."""
+        if not isinstance(other, EcmSketch):
+            raise SketchError(f"other must be an EcmSketch, got {type(other).__name__}")
+        return float(_call(self._j.innerProduct, other._j, _jlong(range_ticks(range, self._micros)),
+                           _jlong(time_ticks(now, self._micros))))
+
+    def self_join(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
+        """Estimated self-join size F2 over the range."""
+        return float(_call(self._j.selfJoin, _jlong(range_ticks(range, self._micros)),
+                           _jlong(time_ticks(now, self._micros))))
+
+    def total(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
+        """Estimated total weight over the range (deterministic bound ``info()['total_error_bound']``)."""
+        return float(_call(self._j.total, _jlong(range_ticks(range, self._micros)),
+                           _jlong(time_ticks(now, self._micros))))
+
+    @staticmethod
+    def merge(sketches: Iterable[Union["EcmSketch", bytes, bytearray]]) -> "EcmSketch":
+        """Order-preserving n-way merge (one merge level) of sketches or their bytes from many sites."""
+        import jpype
+        items: List[Any] = []
+        for s in sketches:
+            if s is None:
+                continue
+            items.append(s._j if isinstance(s, EcmSketch) else EcmSketch.from_bytes(s)._j)
+        if not items:
+            raise SketchError("merge needs at least one sketch")
+        arr = jpype.JArray(jpype.JClass("ecmsketch.ecm.EcmSketch"))(items)
+        return EcmSketch(_call(_jvm.api().mergeEcm, arr))
+
+    def __repr__(self) -> str:
+        i = self.info()
+        return (f"EcmSketch(window={i['window']}, epsilon={i['epsilon']}, {i['width']}x{i['depth']}, "
+                f"merge_depth={i['merge_depth']}, error_bound={i['error_bound']:.4g}, total_weight={i['total_weight']})")
+
+
+class ExpHistogram(_Sketch):
+    """An exponential histogram: counts arrivals (or sums weights) over a sliding window with a
+    deterministic relative error bound."""
+
+    def __init__(self, jobj: Any):
+        self._j = jobj
+
+    @classmethod
+    def create(cls, epsilon: float = 0.05, window: Optional[RangeLike] = None, *, window_type: str = "time",
+               timestamps: str = "ticks", merge_levels: int = 0) -> "ExpHistogram":
+        """A new empty histogram (``timestamps`` as in :meth:`EcmSketch.create`)."""
+        if timestamps not in ("ticks", "timestamp"):
+            raise SketchError(f"timestamps must be 'ticks' or 'timestamp', got {timestamps!r}")
+        if window_type not in ("time", "count"):
+            raise SketchError(f"window_type must be 'time' or 'count', got {window_type!r}")
+        if not isinstance(merge_levels, int) or merge_levels < 0:
+            raise SketchError(f"merge_levels must be a non-negative int, got {merge_levels!r}")
+        micros = timestamps == "timestamp"
+        j = _call(_jvm.api().ehCreate, window_type == "count", micros, window_ticks(window, micros),
+                  float(epsilon), 1 + merge_levels)
+        return cls(j)
+
+    @classmethod
+    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "ExpHistogram":
+        """Decodes (and validates) a serialized histogram, e.g. a value of an ``eh_agg`` column."""
+        import jpype
+        return cls(_call(_jvm.api().decodeEh, jpype.JArray(jpype.JByte)(_as_bytes(data))))
+
+    def add(self, ts: TimeLike, value: int = 1) -> None:
+        """Adds weight ``value`` at ``ts`` (non-decreasing across calls)."""
+        t = time_ticks(ts, self._micros, "ts")
+        if t is None:
+            raise SketchError("ts must not be None")
+        _call(self._j.add, t, int(value))
+
+    def add_many(self, timestamps: Any, values: Any = None) -> None:
+        """Adds a batch in any order (sorted here; must not precede the last timestamp)."""
+        _, ts, vs = self._sorted_batch(timestamps, values)
+        _call(_jvm.api().ehAddMany, self._j, _longs(ts), None if vs is None else _longs(vs))
+
+    def count(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
+        """Estimated weight in ``(now - range, now]``, within ``error_bound`` relative error."""
+        return float(_call(self._j.count, _jlong(range_ticks(range, self._micros)),
+                           _jlong(time_ticks(now, self._micros))))
+
+    @staticmethod
+    def merge(sketches: Iterable[Union["ExpHistogram", bytes, bytearray]]) -> "ExpHistogram":
+        """Order-preserving n-way merge of histograms or their bytes (time-based windows only)."""
+        import jpype
+        items = [s._j if isinstance(s, ExpHistogram) else ExpHistogram.from_bytes(s)._j
+                 for s in sketches if s is not None]
+        if not items:
+            raise SketchError("merge needs at least one histogram")
+        arr = jpype.JArray(jpype.JClass("ecmsketch.window.EhSketch"))(items)
+        return ExpHistogram(_call(_jvm.api().mergeEh, arr))
+
+    def __repr__(self) -> str:
+        i = self.info()
+        return (f"ExpHistogram(window={i['window']}, epsilon={i['epsilon']}, merge_depth={i['merge_depth']}, "
+                f"error_bound={i['error_bound']:.4g}, total_weight={i['total_weight']})")
