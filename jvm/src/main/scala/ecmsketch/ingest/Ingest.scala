@@ -78,13 +78,12 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
       return
     }
     if (ts > maxTs) maxTs = ts
-    if (main != null && ts < main.lastTs) addLate(fp, ts, v)
-    else {
-      if (n == bufTs.length) {
-        if (n < MaxBuffer) grow() else flushOlderHalf()
-      }
-      bufTs(n) = ts; bufFp(n) = fp; bufV(n) = v; n += 1
+    // Make room first: a flush advances the main run, which decides whether this row is late.
+    if (n == bufTs.length) {
+      if (n < MaxBuffer) grow() else flushOlderHalf()
     }
+    if (main != null && ts < main.lastTs) addLate(fp, ts, v)
+    else { bufTs(n) = ts; bufFp(n) = fp; bufV(n) = v; n += 1 }
   }
 
   private def grow(): Unit = {

@@ -1,0 +1,160 @@
+package ecmsketch
+
+import org.scalatest.funsuite.AnyFunSuite
+import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
+
+import scala.util.Random
+
+/** ECM-sketch guarantees against exact answers: point and inner-product bounds hold with
+  * probability >= 1 - delta (asserted as a violation rate <= delta over many keys and seeds), the
+  * deterministic sides (under-estimation, total) hold on every query.
+  */
+class EcmSuite extends AnyFunSuite {
+
+  /** A Zipf-like stream over `keys` keys with bursty timestamps. */
+  def stream(rnd: Random, n: Int, keys: Int, start: Long = 0L): Seq[(Long, Long, Long)] = {
+    val weights = (1 to keys).map(i => 1.0 / i)
+    val cdf = weights.scanLeft(0.0)(_ + _).tail.map(_ / weights.sum).toArray
+    var t = start
+    (0 until n).map { _ =>
+      t += (if (rnd.nextInt(5) == 0) rnd.nextInt(30) else 0)
+      val u = rnd.nextDouble()
+      var k = java.util.Arrays.binarySearch(cdf, u); if (k < 0) k = -k - 1
+      (math.min(k, keys - 1).toLong, t, if (rnd.nextInt(8) == 0) 1L + rnd.nextInt(5) else 1L)
+    }
+  }
+
+  def build(s: EcmSketch, data: Seq[(Long, Long, Long)], o: Oracle): EcmSketch = {
+    data.foreach { case (k, t, w) => s.add(k, t, w); o.add(k, t, w) }
+    s
+  }
+
+  val spec = WindowSpec(countWindow = false, tsMicros = false, window = 20000)
+
+  test("planner: journal splits give exactly the requested bound at the planned depth") {
+    for (eps <- Seq(0.01, 0.05, 0.1, 0.25); kind <- QueryKind.all; levels <- 0 to 3) {
+      val p = Planner.plan(eps, 0.1, kind, levels)
+      assert(p.width == math.ceil(math.E / (eps / (1 + eps)) - 1e-9).toInt)
+      assert(p.depth == 3) // ceil(ln 10)
+      val s = EcmSketch.create(spec, p)
+      s._mergeDepth = levels
+      val bound = if (kind == QueryKind.Point) s.pointErrorBound else s.innerProductErrorBound(s)
+      assert(math.abs(bound - eps) < 1e-9, s"$kind $levels: $bound")
+      s._mergeDepth = levels + 1
+      val over = if (kind == QueryKind.Point) s.pointErrorBound else s.innerProductErrorBound(s)
+      assert(over > eps, "a merge beyond the plan must raise the reported bound")
+    }
+    assert(intercept[SketchException](Planner.plan(0.0, 0.1, QueryKind.Point, 0)).getMessage.contains("epsilon"))
+    assert(intercept[SketchException](Planner.plan(0.1, 1.0, QueryKind.Point, 0)).getMessage.contains("delta"))
+  }
+
+  def checkPoint(s: EcmSketch, o: Oracle, ranges: Seq[Long]): (Int, Int) = {
+    var violations = 0; var queries = 0
+    val now = o.ts.max
+    for (r <- ranges) {
+      val x = now - r
+      val freqs = o.freqsAfter(x)
+      val a = o.after(x).toDouble
+      val tot = s.total(r, null)
+      assert(math.abs(tot - a) <= s.totalErrorBound * a + 1e-9, s"total r=$r est=$tot exact=$a")
+      for (k <- freqs.keys ++ Seq(-1L, -2L)) {
+        val f = freqs.getOrElse(k, 0L).toDouble
+        val est = s.point(k, r, null)
+        assert(est >= (1 - s.cellBound) * f - 1e-9, s"under-estimate beyond the deterministic bound: key $k r=$r est=$est f=$f")
+        if (math.abs(est - f) > s.pointErrorBound * a + 1e-9) violations += 1
+        queries += 1
+      }
+    }
+    (violations, queries)
+  }
+
+  test("point queries and totals: fresh sketches, many seeds, ranges 10..window") {
+    var v = 0; var q = 0
+    for (seed <- 0 until 8; eps <- Seq(0.05, 0.1, 0.2)) {
+      val rnd = new Random(seed)
+      val o = new Oracle
+      val s = build(EcmSketch.create(spec, eps, 0.1, QueryKind.Point, 0, seed.toLong), stream(rnd, 6000, 300), o)
+      val (vi, qi) = checkPoint(s, o, Seq(10L, 100L, 1000L, 5000L, 20000L))
+      v += vi; q += qi
+    }
+    info(s"point violations: $v of $q queries (allowed rate delta = 0.1)")
+    assert(v.toDouble / q <= 0.1)
+  }
+
+  test("order-preserving merge across 2..64 sites: bounds at depth 1 and 2") {
+    var v = 0; var q = 0
+    for (seed <- 0 until 4; sites <- Seq(2, 8, 64)) {
+      val rnd = new Random(100 + seed)
+      val oracles = Seq.fill(sites)(new Oracle)
+      val sk = oracles.map(o => build(EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, 7L), stream(rnd, 4000 / sites + 50, 200, rnd.nextInt(100)), o))
+      val m1 = EcmSketch.merge(sk)
+      assert(m1.mergeDepth == 1)
+      assert(math.abs(m1.pointErrorBound - 0.1) < 1e-9)
+      val union = Oracle.union(oracles)
+      val (v1, q1) = checkPoint(m1, union, Seq(10L, 300L, 3000L, 20000L))
+      val half = sk.size / 2
+      val m2 = EcmSketch.merge(Seq(EcmSketch.merge(sk.take(half)), EcmSketch.merge(sk.drop(half))))
+      // a "merge" of a single sketch is an exact copy and adds no level
+      assert(m2.mergeDepth == (if (half == 1) 1 else 2))
+      if (half > 1) assert(m2.pointErrorBound > 0.1)
+      val (v2, q2) = checkPoint(m2, union, Seq(10L, 300L, 3000L, 20000L))
+      v += v1 + v2; q += q1 + q2
+    }
+    info(s"point violations after merges: $v of $q (allowed rate 0.1)")
+    assert(v.toDouble / q <= 0.1)
+  }
+
+  test("inner product and self-join within the bound (rate <= delta), lower side deterministic") {
+    var v = 0; var q = 0
+    for (seed <- 0 until 10) {
+      val rnd = new Random(500 + seed)
+      val oa = new Oracle; val ob = new Oracle
+      val a = build(EcmSketch.create(spec, 0.1, 0.1, QueryKind.InnerProduct, 0, seed.toLong), stream(rnd, 5000, 150), oa)
+      val b = build(EcmSketch.create(spec, 0.1, 0.1, QueryKind.InnerProduct, 0, seed.toLong), stream(rnd, 5000, 150), ob)
+      val now = math.max(oa.ts.max, ob.ts.max)
+      for (r <- Seq(50L, 500L, 5000L, 20000L)) {
+        val fa = oa.freqsAfter(now - r); val fb = ob.freqsAfter(now - r)
+        val exact = fa.map { case (k, c) => c.toDouble * fb.getOrElse(k, 0L) }.sum
+        val f2 = fa.values.map(c => c.toDouble * c).sum
+        val aa = fa.values.sum.toDouble; val bb = fb.values.sum.toDouble
+        val est = a.innerProduct(b, r, now)
+        val sj = a.selfJoin(r, now)
+        val p = (1 + a.cellBound) * (1 + b.cellBound) - 1
+        assert(est >= (1 - a.cellBound) * (1 - b.cellBound) * exact - 1e-6)
+        assert(sj >= (1 - a.cellBound) * (1 - a.cellBound) * f2 - 1e-6)
+        if (math.abs(est - exact) > a.innerProductErrorBound(b) * aa * bb + 1e-6) v += 1
+        if (math.abs(sj - f2) > a.innerProductErrorBound(a) * aa * aa + 1e-6) v += 1
+        q += 2
+        assert(p <= a.innerProductErrorBound(b))
+      }
+    }
+    info(s"inner-product/self-join violations: $v of $q (allowed rate 0.1)")
+    assert(v.toDouble / q <= 0.1)
+  }
+
+  test("keys: types are recorded, casts are lossless or refused") {
+    val s = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 0, 1L)
+    s.add(123L, 1, 5)
+    assert(s.point("123", null, null) == s.point(123L, null, null))
+    assert(intercept[SketchException](s.point("0123", null, null)).getMessage.contains("key type mismatch"))
+    assert(intercept[SketchException](s.point("abc", null, null)).getMessage.contains("key type mismatch"))
+    assert(intercept[SketchException](s.point(Array[Byte](1), null, null)).getMessage.contains("key type mismatch"))
+    assert(intercept[SketchException](s.add("x", 2, 1)).getMessage.contains("bigint keys"))
+    val t = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 0, 1L)
+    t.add("5", 1, 3)
+    assert(t.point(5L, null, null) == 3.0)
+    assert(t.point("5".getBytes("UTF-8"), null, null) == 3.0)
+    assert(intercept[SketchException](t.point(Array[Byte](-1, -2), null, null)).getMessage.contains("not valid UTF-8"))
+  }
+
+  test("merge refuses different parameters, seeds and count-based windows with a clear message") {
+    val a = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 0, 1L)
+    val b = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 0, 2L)
+    assert(intercept[SketchException](EcmSketch.merge(Seq(a, b))).getMessage.contains("seed 1 vs 2"))
+    val c = EcmSketch.create(spec, 0.2, 0.1, QueryKind.Point, 0, 1L)
+    assert(intercept[SketchException](EcmSketch.merge(Seq(a, c))).getMessage.contains("epsilon"))
+    val cw = WindowSpec(countWindow = true, tsMicros = false, window = 100)
+    val d = EcmSketch.create(cw, 0.1, 0.1, QueryKind.Point, 0, 1L)
+    assert(intercept[SketchException](EcmSketch.merge(Seq(d, d.copy()))).getMessage.contains("count-based"))
+  }
+}
