@@ -41,13 +41,13 @@ test-python: setup
 	$(VPY) -m pytest -q tests
 
 demo: setup
-	$(VPY) bench/demo.py
+	$(VPY) examples/demo.py
 
 sql-examples: setup
 	$(VPY) sql-examples/run.py
 
 bench: setup
-	$(SBT) "runMain ecmsketch.bench.CoreBench"
+	$(SBT) "Test/runMain ecmsketch.bench.CoreBench"
 	$(VPY) bench/spark_bench.py
 
 clean:

@@ -51,9 +51,12 @@ abstract class WindowSketch {
   def isEmpty: Boolean = _count == 0 && _lastTs == Long.MinValue
 
   /** Relative error of one cell at the current merge depth. */
-  def cellBound: Double = math.pow(1.0 + cellEpsilon, mergeDepth + 1.0) - 1.0
+  def cellBound: Double = StrictMath.pow(1.0 + cellEpsilon, mergeDepth + 1.0) - 1.0
 
-  protected def checkAdd(ts: Long, v: Long): Unit = {
+  @inline protected final def checkAdd(ts: Long, v: Long): Unit =
+    if (v < 0 || ts < _lastTs || _count > Long.MaxValue - v) failAdd(ts, v)
+
+  private def failAdd(ts: Long, v: Long): Unit = {
     if (v < 0) throw new SketchException(s"weight must be non-negative, got $v")
     if (ts < _lastTs)
       throw new SketchException(s"timestamps must be non-decreasing: got $ts after ${_lastTs} (use the SQL aggregate or add_many, which reorder input)")

@@ -39,7 +39,7 @@ class EcmSuite extends AnyFunSuite {
       val s = EcmSketch.create(spec, p)
       s._mergeDepth = levels
       val bound = if (kind == QueryKind.Point) s.pointErrorBound else s.innerProductErrorBound(s)
-      assert(math.abs(bound - eps) < 1e-9, s"$kind $levels: $bound")
+      assert(math.abs(bound - eps) < 1e-9 && bound <= eps, s"$kind $levels: $bound")
       s._mergeDepth = levels + 1
       val over = if (kind == QueryKind.Point) s.pointErrorBound else s.innerProductErrorBound(s)
       assert(over > eps, "a merge beyond the plan must raise the reported bound")

@@ -50,8 +50,8 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
   def delta: Double = plan.delta
   def cellEpsilon: Double = plan.cellEpsilon
   def plannedLevels: Int = plan.levels
-  def width: Int = params.width
-  def depth: Int = params.depth
+  val width: Int = params.width
+  val depth: Int = params.depth
   def seed: Long = params.seed
   def keyType: Int = _keyType
 
@@ -63,17 +63,19 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
   /** Adds weight `v` for the key with fingerprint `fp` at `ts` (non-decreasing). */
   def addFingerprint(fp: Long, ts: Long, v: Long): Unit = {
     checkAdd(ts, v)
-    val w = params.width
+    val w = width
+    val x = Hashing.modP(fp)
     var j = 0
-    while (j < params.depth) {
-      val idx = j * w + column(fp, j)
+    while (j < depthCache) {
+      val idx = j * w + Hashing.columnOfReduced(x, coeffs(2 * j), coeffs(2 * j + 1), w)
       var c = cells(idx)
       if (c == null) { c = family.create(); cells(idx) = c }
-      c.add(ts, v)
+      if (v == 1L) c.add(ts) else c.add(ts, v)
       j += 1
     }
     noteAdd(ts, v)
   }
+  private[this] val depthCache = params.depth
 
   def add(key: Long, ts: Long, v: Long): Unit = { setKeyType(KeyType.Long); addFingerprint(Hashing.fingerprintLong(key), ts, v) }
   def add(key: String, ts: Long, v: Long): Unit = {

@@ -46,7 +46,23 @@ object Planner {
   /** Cell epsilon such that a cell merged `levels` times has error at most `target`. */
   def cellEpsilonFor(target: Double, levels: Int): Double = {
     checkLevels(levels)
-    math.pow(1.0 + target, 1.0 / (levels + 1)) - 1.0
+    StrictMath.pow(1.0 + target, 1.0 / (levels + 1)) - 1.0
+  }
+
+  /** The largest value <= x (stepping down by ulps) that satisfies ok. */
+  private def fitDown(x: Double, ok: Double => Boolean): Double = {
+    var c = x; var i = 0
+    while (!ok(c) && i < 100000) { c = Math.nextDown(c); i += 1 }
+    c
+  }
+
+  /** The bound a sketch with these parameters reports at merge depth `depth` (see EcmSketch). */
+  def boundAt(kind: QueryKind, cellEps: Double, depth: Int, epsCm: Double): Double = {
+    val e = StrictMath.pow(1.0 + cellEps, depth + 1.0) - 1.0
+    kind match {
+      case QueryKind.Point => math.max(e, (1 + e) * epsCm)
+      case QueryKind.InnerProduct => val p = (1 + e) * (1 + e) - 1; math.max(p, (1 + p) * epsCm)
+    }
   }
 
   def plan(epsilon: Double, delta: Double, kind: QueryKind, levels: Int): EcmPlan = {
@@ -57,10 +73,11 @@ object Planner {
       case QueryKind.Point => epsilon
       case QueryKind.InnerProduct => math.sqrt(1.0 + epsilon) - 1.0
     }
-    val cellEps = cellEpsilonFor(eSw, levels)
+    val epsCm = fitDown(epsilon / (1.0 + epsilon), c => (1.0 + epsilon) * c <= epsilon)
+    // nudge by ulps so that the bound reported at the planned depth is <= epsilon in floating point
+    val cellEps = fitDown(cellEpsilonFor(eSw, levels), c => boundAt(kind, c, levels, epsCm) <= epsilon)
     SketchException.require(cellEps >= ecmsketch.window.EhConfig.MinEpsilon,
       s"epsilon $epsilon with $levels merge levels needs cell epsilon $cellEps, below the supported ${ecmsketch.window.EhConfig.MinEpsilon}")
-    val epsCm = epsilon / (1.0 + epsilon)
     val width = math.ceil(math.E / epsCm - 1e-9).toInt
     val depth = math.max(1, math.ceil(math.log(1.0 / delta) - 1e-9).toInt)
     SketchException.require(width <= MaxWidth && depth <= MaxDepth && width.toLong * depth <= MaxCells,

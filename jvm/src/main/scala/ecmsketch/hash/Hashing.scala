@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets
   *   - integers (INT, BIGINT): `mix64(value)`, a bijection on 64-bit values (SplitMix64 finalizer);
   *   - strings: XXH64 (seed 0) of the UTF-8 bytes; binary keys: XXH64 of the bytes.
   * Count-Min rows then use a pairwise-independent family over the field of the Mersenne prime
-  * p = 2^61 - 1: `h(x) = ((a*x + b) mod p) mod w` with x = fingerprint mod p and (a, b) drawn from
+  * p = 2^61 - 1: `t = (a*x + b) mod p`, mapped to a column by `((t >> 29) * w) >> 32` with x = fingerprint mod p and (a, b) drawn from
   * the sketch seed by SplitMix64. Two distinct 64-bit fingerprints coincide mod p with
   * probability about 2^-61.
   */
@@ -129,10 +129,16 @@ object Hashing {
     out
   }
 
-  /** Column of fingerprint `fp` in a row with coefficients (a, b) and width w. */
-  @inline def column(fp: Long, a: Long, b: Long, w: Int): Int = {
-    var t = mulModP(a, modP(fp)) + b
+  /** Column of fingerprint `fp` in a row with coefficients (a, b) and width w: the pairwise-
+    * independent value t = (a x + b) mod p, x = fp mod p, mapped to [0, w) by its top 32 bits
+    * (multiply-shift range reduction, no division).
+    */
+  @inline def column(fp: Long, a: Long, b: Long, w: Int): Int = columnOfReduced(modP(fp), a, b, w)
+
+  /** [[column]] for x already reduced modulo p (reduce once per key, not once per row). */
+  @inline def columnOfReduced(x: Long, a: Long, b: Long, w: Int): Int = {
+    var t = mulModP(a, x) + b
     if (t >= MersenneP) t -= MersenneP
-    (t % w).toInt
+    (((t >>> 29) * w) >>> 32).toInt
   }
 }

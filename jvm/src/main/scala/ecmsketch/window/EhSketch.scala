@@ -44,7 +44,8 @@ object EhSketch {
   /** A new histogram sketch with the bound `epsilon` after `levels` merge levels. */
   def create(spec: WindowSpec, epsilon: Double, levels: Int): EhSketch = {
     Planner.checkEpsilon(epsilon)
-    val cellEps = Planner.cellEpsilonFor(epsilon, levels)
+    var cellEps = Planner.cellEpsilonFor(epsilon, levels)
+    while (StrictMath.pow(1.0 + cellEps, levels + 1.0) - 1.0 > epsilon) cellEps = Math.nextDown(cellEps)
     new EhSketch(spec, epsilon, levels, cellEps, new ExpHistogram(EhConfig(cellEps, spec.window)))
   }
 

@@ -58,6 +58,12 @@ object EhConfig {
 final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   import ExpHistogram._
 
+  // hot-path copies of the configuration
+  private[this] val unbounded = config.unbounded
+  private[this] val window = config.window
+  private[this] val cap0 = config.cap0
+  private[this] val max0 = config.maxAt(0)
+
   private[window] var ends: Array[Long] = EmptyLongs
   private[window] var heads: Array[Int] = EmptyInts
   private[window] var sizes: Array[Int] = EmptyInts
@@ -79,7 +85,12 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   def levelCount: Int = levels
   def sizeAt(level: Int): Int = if (level < levels) sizes(level) else 0
   /** End timestamp of the j-th oldest bucket of `level`. */
-  def endAt(level: Int, j: Int): Long = ends(config.offset(level) + (heads(level) + j) % config.capAt(level))
+  def endAt(level: Int, j: Int): Long = {
+    val c = config.capAt(level)
+    var i = heads(level) + j
+    if (i >= c) i -= c
+    ends(config.offset(level) + i)
+  }
 
   // ---------------------------------------------------------------- ring buffer helpers
   private def ensureLevel(level: Int): Unit = {
@@ -106,12 +117,16 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
 
   @inline private def pushNewest(level: Int, ts: Long): Unit = {
     val c = config.capAt(level)
-    ends(config.offset(level) + (heads(level) + sizes(level)) % c) = ts
+    var i = heads(level) + sizes(level)
+    if (i >= c) i -= c
+    ends(config.offset(level) + i) = ts
     sizes(level) += 1
   }
 
   @inline private def popOldest(level: Int): Unit = {
-    heads(level) = (heads(level) + 1) % config.capAt(level)
+    var h = heads(level) + 1
+    if (h == config.capAt(level)) h = 0
+    heads(level) = h
     sizes(level) -= 1
   }
 
@@ -131,7 +146,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   }
 
   private def expire(now: Long): Unit = {
-    if (!config.unbounded && levels > 0) {
+    if (!unbounded && levels > 0 && oldestEnd(levels - 1) <= now - window && now >= Long.MinValue + window) {
       val bound = now - config.window // buckets ending at or before it lie wholly outside (now - N, now]
       if (now >= Long.MinValue + config.window) {
         var top = levels - 1
@@ -149,13 +164,22 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
 
   /** Registers one arrival at `ts`. Amortized O(1), worst case O(log n). */
   def add(ts: Long): Unit = {
-    checkOrder(ts)
+    if (ts < _lastTs) checkOrder(ts)
     _lastTs = ts
-    expire(ts)
+    if (!unbounded) expire(ts)
     if (levels == 0) { ensureLevel(0); levels = 1; if (_lowerTs == Long.MaxValue) _lowerTs = ts }
     if (_total == Long.MaxValue) throw new SketchException("exponential histogram overflow: more than 2^63 - 1 weight")
-    pushNewest(0, ts)
+    // level 0 starts at offset 0
+    var i0 = heads(0) + sizes(0)
+    if (i0 >= cap0) i0 -= cap0
+    ends(i0) = ts
+    val s0 = sizes(0) + 1
+    sizes(0) = s0
     _total += 1
+    if (s0 > max0) cascade()
+  }
+
+  private def cascade(): Unit = {
     var i = 0
     while (sizes(i) > config.maxAt(i)) {
       popOldest(i)

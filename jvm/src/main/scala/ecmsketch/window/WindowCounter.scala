@@ -67,7 +67,7 @@ final class EhCells(val config: EhConfig) extends CellFamily {
     }
   }
 
-  def errorBound(depth: Int): Double = math.pow(1.0 + config.epsilon, depth + 1.0) - 1.0
+  def errorBound(depth: Int): Double = StrictMath.pow(1.0 + config.epsilon, depth + 1.0) - 1.0
 
   def write(c: WindowCounter, out: ByteWriter, base: Long): Unit = c match {
     case null => out.putVarLong(0)

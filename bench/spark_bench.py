@@ -1,0 +1,75 @@
+"""Spark-level benchmark: ecm_agg and eh_agg rows/s beside Spark's own count_min_sketch over the same
+10M cached rows in one session, medians of several runs, ratios side by side. Writes
+bench/results/spark.{md,json}. Run with `make bench` (BENCH_ROWS and BENCH_RUNS override).
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+
+from pyspark.sql import SparkSession  # noqa: E402
+
+import ecmsketch  # noqa: E402
+
+ROWS = int(os.environ.get("BENCH_ROWS", "10000000"))
+RUNS = int(os.environ.get("BENCH_RUNS", "5"))
+
+
+def timed(spark, sql: str) -> float:
+    t0 = time.perf_counter()
+    spark.sql(sql).collect()
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    spark = (ecmsketch.configure(SparkSession.builder).master("local[2]").appName("ecmsketch-bench")
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.driver.memory", "4g").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    spark.sql(f"""SELECT cast(floor(pow(1.0 - rand(3), -1.0 / 1.1)) % 100000 AS BIGINT) AS key,
+                         cast(id / 10 AS BIGINT) AS ts FROM range(0, {ROWS}, 1, 8)""").cache().createOrReplaceTempView("ev")
+    spark.table("ev").count()
+    queries = {
+        "count_min_sketch (Spark, eps=0.1, conf=0.9)": "SELECT length(count_min_sketch(key, 0.1D, 0.9D, 1)) FROM ev",
+        "ecm_agg (window 1e6, eps=0.1, delta=0.1)": "SELECT length(ecm_agg(key, ts, 1000000, 0.1, 0.1)) FROM ev",
+        "eh_agg (window 1e6, eps=0.1)": "SELECT length(eh_agg(ts, 1000000, 0.1)) FROM ev",
+        "count(*) (scan baseline)": "SELECT count(*) FROM ev",
+    }
+    times = {name: [] for name in queries}
+    for name, q in queries.items():  # warm-up
+        timed(spark, q)
+    for _ in range(RUNS):  # interleave so that machine noise hits every query alike
+        for name, q in queries.items():
+            times[name].append(timed(spark, q))
+    sizes = spark.sql("""SELECT length(count_min_sketch(key, 0.1D, 0.9D, 1)) AS cms,
+                                length(ecm_agg(key, ts, 1000000, 0.1, 0.1)) AS ecm,
+                                sketch_info(ecm_agg(key, ts, 1000000, 0.1, 0.1)).merge_depth AS depth FROM ev""").first()
+    base = statistics.median(times["count_min_sketch (Spark, eps=0.1, conf=0.9)"])
+    rows = []
+    for name, ts in times.items():
+        med = statistics.median(ts)
+        rows.append({"query": name, "median_s": round(med, 3), "rows_per_s": round(ROWS / med),
+                     "vs_count_min_sketch": round(base / med, 3), "runs": [round(t, 3) for t in ts]})
+    lines = [f"# Spark benchmark: {ROWS:,} cached rows, local[2], {RUNS} interleaved runs (medians)", "",
+             "| query | median s | rows/s | speed vs count_min_sketch |", "|---|---|---|---|"]
+    lines += [f"| {r['query']} | {r['median_s']:.3f} | {r['rows_per_s']:,} | {r['vs_count_min_sketch']:.2f}x |" for r in rows]
+    lines += ["", f"serialized: count_min_sketch {sizes.cms:,} bytes, ecm_agg {sizes.ecm:,} bytes "
+                  f"(merge depth {sizes.depth})"]
+    text = "\n".join(lines)
+    print(text)
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "spark.md"), "w") as f:
+        f.write(text + "\n")
+    with open(os.path.join(out, "spark.json"), "w") as f:
+        json.dump({"rows": ROWS, "runs": RUNS, "results": rows, "bytes": {"count_min_sketch": sizes.cms, "ecm_agg": sizes.ecm}}, f, indent=2)
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+package ecmsketch.bench
+
+import java.nio.file.{Files, Paths}
+
+import ecmsketch.WindowSpec
+import ecmsketch.ecm.{EcmSketch, QueryKind}
+import ecmsketch.format.SketchCodec
+import ecmsketch.window.{EhConfig, ExpHistogram}
+
+/** Single-thread throughput and size of the core (paper Table 3 setting: eps = 0.1, delta = 0.1,
+  * window 10^6 time units). Prints a table and writes bench/results/core.{md,json}. Run with
+  * `make bench` (sbt "Test/runMain ecmsketch.bench.CoreBench [events] [reps]").
+  */
+object CoreBench {
+  def zipfKeys(n: Int, distinct: Int, s: Double, seed: Long): Array[Long] = {
+    val rnd = new java.util.SplittableRandom(seed)
+    val cdf = new Array[Double](distinct)
+    var acc = 0.0
+    var i = 0
+    while (i < distinct) { acc += 1.0 / math.pow(i + 1, s); cdf(i) = acc; i += 1 }
+    Array.tabulate(n) { _ =>
+      var k = java.util.Arrays.binarySearch(cdf, rnd.nextDouble() * acc)
+      if (k < 0) k = -k - 1
+      math.min(k, distinct - 1).toLong
+    }
+  }
+
+  /** Bursty non-decreasing timestamps: ~10 events per time unit on average, bursts of equal stamps. */
+  def timestamps(n: Int, seed: Long): Array[Long] = {
+    val rnd = new java.util.SplittableRandom(seed)
+    val ts = new Array[Long](n)
+    var t = 0L
+    var i = 0
+    while (i < n) { if (rnd.nextInt(10) == 0) t += rnd.nextInt(1, 20); ts(i) = t; i += 1 }
+    ts
+  }
+
+  def median(xs: Seq[Double]): Double = { val s = xs.sorted; s(s.size / 2) }
+
+  def main(args: Array[String]): Unit = {
+    val n = if (args.length > 0) args(0).toInt else 10000000
+    val reps = if (args.length > 1) args(1).toInt else 5
+    val keys = zipfKeys(n, 100000, 1.1, 1)
+    val ts = timestamps(n, 2)
+    val spec = WindowSpec(countWindow = false, tsMicros = false, window = 1000000L)
+    val rows = scala.collection.mutable.ArrayBuffer[(String, String, String)]()
+
+    // ECM-EH updates/s (Table 3: 1,486,314/s on wc'98 at eps = 0.1)
+    var last: EcmSketch = null
+    val ecmRates = (0 until reps).map { _ =>
+      val s = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 0, 1L)
+      val t0 = System.nanoTime()
+      var i = 0
+      while (i < n) { s.add(keys(i), ts(i), 1L); i += 1 }
+      val dt = (System.nanoTime() - t0) / 1e9
+      last = s
+      n / dt
+    }
+    val bytes = SketchCodec.encode(last)
+    rows += (("ECM-EH updates/s (eps=0.1, delta=0.1)", f"${median(ecmRates)}%,.0f", "paper 1,486,314; aim >= 3,000,000"))
+    rows += (("ECM-EH updates/s, min..max of runs", f"${ecmRates.min}%,.0f .. ${ecmRates.max}%,.0f", s"$reps runs of $n"))
+    rows += (("ECM-EH serialized bytes after 10M events", f"${bytes.length}%,d", "paper: < 1 MB"))
+    rows += (("ECM-EH array", s"${last.width} x ${last.depth}, cell eps ${"%.4f".format(last.cellEpsilon)}", "journal split, 0 merge levels"))
+
+    // The same stream through the ingest layer (reorder buffer), as the SQL aggregate feeds it
+    val ops = new ecmsketch.ingest.SketchOps.Ecm(() => EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 0, 1L), ecmsketch.ecm.KeyType.Long)
+    val fps = keys.map(ecmsketch.hash.Hashing.fingerprintLong)
+    val ingestRates = (0 until reps).map { _ =>
+      val ing = new ecmsketch.ingest.Ingest(ops, spec.window)
+      val t0 = System.nanoTime()
+      var i = 0
+      while (i < n) { ing.add(fps(i), ts(i), 1L); i += 1 }
+      ing.result()
+      n / ((System.nanoTime() - t0) / 1e9)
+    }
+    rows += (("ECM-EH via ingest (reorder buffer) updates/s", f"${median(ingestRates)}%,.0f", "sorted input, as ecm_agg feeds it"))
+
+    // EH alone
+    val ehRates = (0 until reps).map { _ =>
+      val h = new ExpHistogram(EhConfig(0.1, 1000000L))
+      val t0 = System.nanoTime()
+      var i = 0
+      while (i < n) { h.add(ts(i)); i += 1 }
+      n / ((System.nanoTime() - t0) / 1e9)
+    }
+    rows += (("EH updates/s (eps=0.1)", f"${median(ehRates)}%,.0f", "single counter"))
+
+    // Merge of 33 site sketches (order-preserving, n-way)
+    val sites = (0 until 33).map { site =>
+      val s = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, 1L)
+      var i = site
+      while (i < n) { s.add(keys(i), ts(i), 1L); i += 33 }
+      s
+    }
+    val mergeTimes = (0 until reps).map { _ =>
+      val t0 = System.nanoTime(); EcmSketch.merge(sites); (System.nanoTime() - t0) / 1e6
+    }
+    val merged = EcmSketch.merge(sites)
+    rows += (("merge of 33 site sketches (ms)", f"${median(mergeTimes)}%.1f", s"merged ${SketchCodec.encode(merged).length} bytes, depth ${merged.mergeDepth}"))
+    // query latency
+    val qTimes = (0 until reps).map { _ =>
+      val t0 = System.nanoTime(); var k = 0L; var acc = 0.0
+      while (k < 10000) { acc += merged.point(k, 1000L, null); k += 1 }
+      (System.nanoTime() - t0) / 1e3 / 10000
+    }
+    rows += (("point query latency (us)", f"${median(qTimes)}%.2f", "range 1000 on the merged sketch"))
+
+    val w1 = rows.map(_._1.length).max; val w2 = rows.map(_._2.length).max
+    val table = (Seq(s"| ${"measure".padTo(w1, ' ')} | ${"median".padTo(w2, ' ')} | note |", s"|${"-" * (w1 + 2)}|${"-" * (w2 + 2)}|------|") ++
+      rows.map { case (a, b, c) => s"| ${a.padTo(w1, ' ')} | ${b.padTo(w2, ' ')} | $c |" }).mkString("\n")
+    println(table)
+    val dir = Paths.get("bench", "results")
+    Files.createDirectories(dir)
+    val env = s"java ${System.getProperty("java.version")}, ${Runtime.getRuntime.availableProcessors()} cores"
+    Files.writeString(dir.resolve("core.md"), s"# Core benchmark ($env, $n events, $reps runs, medians)\n\n$table\n")
+    val json = rows.map { case (a, b, c) => s"""  {"measure": "$a", "median": "$b", "note": "$c"}""" }.mkString("[\n", ",\n", "\n]\n")
+    Files.writeString(dir.resolve("core.json"), json)
+  }
+}
