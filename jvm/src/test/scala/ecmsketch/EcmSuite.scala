@@ -157,4 +157,26 @@ class EcmSuite extends AnyFunSuite {
     val d = EcmSketch.create(cw, 0.1, 0.1, QueryKind.Point, 0, 1L)
     assert(intercept[SketchException](EcmSketch.merge(Seq(d, d.copy()))).getMessage.contains("count-based"))
   }
+
+  test("addSortedBatch gives the same bytes as adding row by row (and refuses what add refuses)") {
+    val rnd = new Random(77)
+    for (trial <- 0 until 20) {
+      val n = 300 + rnd.nextInt(3000)
+      var t = rnd.nextInt(100).toLong
+      val ts = Array.fill(n) { t += (if (rnd.nextInt(3) == 0) rnd.nextInt(4) else 0); t }
+      val fps = Array.fill(n)(hash.Hashing.fingerprintLong(rnd.nextInt(40).toLong))
+      val vs = Array.fill(n)(if (rnd.nextInt(6) == 0) rnd.nextInt(5).toLong else 1L)
+      val sp = WindowSpec(false, false, 50L + rnd.nextInt(500))
+      val a = EcmSketch.create(sp, 0.1, 0.1, QueryKind.Point, 0, 3L)
+      val b = EcmSketch.create(sp, 0.1, 0.1, QueryKind.Point, 0, 3L)
+      val cut = rnd.nextInt(n)
+      (0 until n).foreach(i => a.addFingerprint(fps(i), ts(i), vs(i)))
+      b.addSortedBatch(fps, ts, vs, 0, cut); b.addSortedBatch(fps, ts, vs, cut, n)
+      assert(java.util.Arrays.equals(format.SketchCodec.encode(a), format.SketchCodec.encode(b)), s"trial $trial")
+    }
+    val s = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 0, 3L)
+    val ts = Array.tabulate(1000)(i => (1000 - i).toLong)
+    assert(intercept[SketchException](s.addSortedBatch(Array.fill(1000)(1L), ts, Array.fill(1000)(1L), 0, 1000))
+      .getMessage.contains("non-decreasing"))
+  }
 }

@@ -77,6 +77,83 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
   }
   private[this] val depthCache = params.depth
 
+  // scratch space of addSortedBatch (a sketch is not thread-safe)
+  private[this] var batchCell: Array[Int] = null
+  private[this] var batchOrder: Array[Int] = null
+  private[this] var batchCounts: Array[Int] = null
+
+  /** Adds rows `[from, until)` of parallel arrays whose timestamps are sorted (non-decreasing and
+    * not before the last timestamp). The result is identical to adding them one by one, but the
+    * work is grouped cell by cell (a counting sort on the cell index keeps each cell's rows in time
+    * order), so each cell's histogram stays in cache while it is updated.
+    */
+  def addSortedBatch(fps: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit = {
+    val n = until - from
+    if (n <= 0) return
+    if (n < 256) { var i = from; while (i < until) { addFingerprint(fps(i), ts(i), vs(i)); i += 1 }; return }
+    var sum = 0L
+    var i = from
+    var prev = _lastTs
+    while (i < until) {
+      val t = ts(i); val v = vs(i)
+      if (t < prev || v < 0 || sum > Long.MaxValue - v || _count > Long.MaxValue - sum - v) {
+        // fall back to the checked path for the exact error message
+        var k = from; while (k < until) { addFingerprint(fps(k), ts(k), vs(k)); k += 1 }; return
+      }
+      sum += v; prev = t; i += 1
+    }
+    val d = depthCache; val w = width
+    val m = n * d
+    if (batchCell == null || batchCell.length < m) { batchCell = new Array[Int](m); batchOrder = new Array[Int](m) }
+    if (batchCounts == null) batchCounts = new Array[Int](w * d + 1)
+    val cellOf = batchCell; val order = batchOrder; val counts = batchCounts
+    java.util.Arrays.fill(counts, 0)
+    i = 0
+    while (i < n) {
+      val x = Hashing.modP(fps(from + i))
+      var j = 0
+      while (j < d) {
+        val c = j * w + Hashing.columnOfReduced(x, coeffs(2 * j), coeffs(2 * j + 1), w)
+        cellOf(i * d + j) = c
+        counts(c + 1) += 1
+        j += 1
+      }
+      i += 1
+    }
+    var c = 0
+    while (c < w * d) { counts(c + 1) += counts(c); c += 1 }
+    // stable placement: entries of one cell keep their row (time) order
+    var e = 0
+    i = 0
+    while (i < n) {
+      var j = 0
+      while (j < d) { val cell = cellOf(e); order(counts(cell)) = i; counts(cell) += 1; e += 1; j += 1 }
+      i += 1
+    }
+    // counts(c) is now the end of cell c's entries; walk them cell by cell
+    var start = 0
+    c = 0
+    while (c < w * d) {
+      val end = counts(c)
+      if (end > start) {
+        var cell = cells(c)
+        if (cell == null) { cell = family.create(); cells(c) = cell }
+        var k = start
+        while (k < end) {
+          val row = from + order(k)
+          val v = vs(row)
+          if (v == 1L) cell.add(ts(row)) else cell.add(ts(row), v)
+          k += 1
+        }
+      }
+      start = end
+      c += 1
+    }
+    if (ts(from) < _firstTs) _firstTs = ts(from)
+    _lastTs = ts(until - 1)
+    _count += sum
+  }
+
   def add(key: Long, ts: Long, v: Long): Unit = { setKeyType(KeyType.Long); addFingerprint(Hashing.fingerprintLong(key), ts, v) }
   def add(key: String, ts: Long, v: Long): Unit = {
     SketchException.require(key != null, "key must not be null")

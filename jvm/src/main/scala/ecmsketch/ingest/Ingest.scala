@@ -11,6 +11,11 @@ import ecmsketch.window.EhSketch
 trait SketchOps[S <: WindowSketch] extends Serializable {
   def create(): S
   def add(s: S, fp: Long, ts: Long, v: Long): Unit
+  /** Adds rows [from, until) of time-sorted parallel arrays (default: one by one). */
+  def addSorted(s: S, fps: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit = {
+    var i = from
+    while (i < until) { add(s, fps(i), ts(i), vs(i)); i += 1 }
+  }
   /** n-way order-preserving merge of partial sketches of one stream (count windows allowed). */
   def merge(xs: Seq[S]): S
   def encode(s: S): Array[Byte]
@@ -22,6 +27,8 @@ object SketchOps {
   final class Ecm(factory: () => EcmSketch, keyType: Int) extends SketchOps[EcmSketch] {
     def create(): EcmSketch = { val s = factory(); s.setKeyType(keyType); s }
     def add(s: EcmSketch, fp: Long, ts: Long, v: Long): Unit = s.addFingerprint(fp, ts, v)
+    override def addSorted(s: EcmSketch, fps: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit =
+      s.addSortedBatch(fps, ts, vs, from, until)
     def merge(xs: Seq[EcmSketch]): EcmSketch = EcmSketch.mergeUnchecked(xs)
     def encode(s: EcmSketch): Array[Byte] = SketchCodec.encode(s)
     def decode(b: Array[Byte]): EcmSketch = SketchCodec.decodeEcm(b)
@@ -96,9 +103,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
   private def flushOlderHalf(): Unit = {
     Sorting.sortByTs(bufTs, bufFp, bufV, n)
     val half = n / 2
-    val m = mainRun()
-    var i = 0
-    while (i < half) { ops.add(m, bufFp(i), bufTs(i), bufV(i)); i += 1 }
+    ops.addSorted(mainRun(), bufFp, bufTs, bufV, 0, half)
     System.arraycopy(bufTs, half, bufTs, 0, n - half)
     System.arraycopy(bufFp, half, bufFp, 0, n - half)
     System.arraycopy(bufV, half, bufV, 0, n - half)
@@ -120,8 +125,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
   private def flushLate(): Unit = if (lateN > 0) {
     Sorting.sortByTs(lateTs, lateFp, lateV, lateN)
     val s = ops.create()
-    var i = 0
-    while (i < lateN) { ops.add(s, lateFp(i), lateTs(i), lateV(i)); i += 1 }
+    ops.addSorted(s, lateFp, lateTs, lateV, 0, lateN)
     lateN = 0
     runs += s
     compact()
@@ -148,9 +152,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
   private def finishLocal(): Unit = {
     if (n > 0) {
       Sorting.sortByTs(bufTs, bufFp, bufV, n)
-      val m = mainRun()
-      var i = 0
-      while (i < n) { ops.add(m, bufFp(i), bufTs(i), bufV(i)); i += 1 }
+      ops.addSorted(mainRun(), bufFp, bufTs, bufV, 0, n)
       n = 0
     }
     flushLate()

@@ -196,7 +196,10 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     */
   def add(ts: Long, v: Long): Unit = {
     if (v < 0) throw new SketchException(s"weight must be non-negative, got $v")
-    if (v == 1) { add(ts); return }
+    if (v <= SmallWeight) { // small weights: unit adds are cheaper than carrying runs
+      if (v == 0) advanceTo(ts) else { var i = 0L; while (i < v) { add(ts); i += 1 } }
+      return
+    }
     checkOrder(ts)
     _lastTs = ts
     expire(ts)
@@ -406,6 +409,8 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
 }
 
 object ExpHistogram {
+  /** Weights up to this are added as unit arrivals (same state, faster than the run carry). */
+  final val SmallWeight = 16L
   private val EmptyLongs = new Array[Long](0)
   private val EmptyInts = new Array[Int](0)
 
