@@ -7,6 +7,7 @@ hard-coded.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from typing import Dict, Iterable, Optional, Sequence
 
@@ -16,6 +17,9 @@ import pytest
 # Keep Spark quiet and off the network.
 os.environ.setdefault("PYSPARK_PYTHON", os.sys.executable)
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+# Python-side datetimes and Spark's session time zone agree (naive datetimes are UTC).
+os.environ["TZ"] = "UTC"
+time.tzset()
 
 
 @pytest.fixture(scope="session")
@@ -28,7 +32,8 @@ def spark():
                .config("spark.ui.enabled", "false")
                .config("spark.sql.shuffle.partitions", "4")
                .config("spark.sql.session.timeZone", "UTC")
-               .config("spark.driver.memory", "1g"))
+               .config("spark.driver.memory", "1g")
+               .config("spark.ui.showConsoleProgress", "false"))
     session = ecmsketch.configure(builder).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     yield session
@@ -80,13 +85,14 @@ def make_stream(seed: int, n: int, distinct: int, span: int, max_value: int = 1,
 
 
 def rows_df(spark, columns: Dict[str, Sequence], schema: str, partitions: int = 4):
-    """A DataFrame from parallel columns, keeping the given row order across `partitions` slices."""
+    """A cached DataFrame from parallel columns, keeping the given row order across `partitions`
+    contiguous slices (so each slice is in the given order)."""
     n = len(next(iter(columns.values())))
     names = list(columns)
     cols = [columns[c] for c in names]
     rows = [tuple(_py(c[i]) for c in cols) for i in range(n)]
     rdd = spark.sparkContext.parallelize(rows, partitions)
-    return spark.createDataFrame(rdd, schema)
+    return spark.createDataFrame(rdd, schema).cache()
 
 
 def _py(x):
@@ -142,7 +148,7 @@ def check_bound_relation(info) -> None:
     else:
         assert info["error_bound"] == info["total_error_bound"], info
     if depth == planned:
-        assert abs(info["error_bound"] - eps) <= 1e-9, info
+        assert abs(info["error_bound"] - eps) <= 1e-9 and info["error_bound"] <= eps, info
     elif depth < planned:
         assert info["error_bound"] < eps - 1e-12, info
     else:

@@ -182,7 +182,18 @@ class EcmSketch(_Sketch):
         """Adds a batch (numpy arrays or sequences). The batch may be in any order; it is sorted by
         timestamp, and must not precede the sketch's last timestamp."""
         import jpype
-        keys_arr = np.asarray(keys) if not isinstance(keys, np.ndarray) else keys
+        if isinstance(keys, np.ndarray):
+            if keys.dtype.kind == "S":
+                raise SketchError("numpy bytes arrays (dtype 'S') cannot hold trailing NUL bytes, so keys would change; "
+                                  "pass a list or an object array of bytes")
+            keys_arr = keys
+        else:
+            keys = list(keys)
+            if keys and all(isinstance(k, (bytes, bytearray)) for k in keys):
+                keys_arr = np.empty(len(keys), dtype=object)
+                keys_arr[:] = [bytes(k) for k in keys]
+            else:
+                keys_arr = np.asarray(keys)
         if len(keys_arr) != len(timestamps):
             raise SketchError(f"keys and timestamps differ in length: {len(keys_arr)} vs {len(timestamps)}")
         order, ts, vs = self._sorted_batch(timestamps, values)
@@ -191,10 +202,10 @@ class EcmSketch(_Sketch):
         api = _jvm.api()
         if keys_arr.dtype.kind in "iu":
             _call(api.addLongs, self._j, _longs(keys_arr[order]), jts, jvs)
-        elif keys_arr.dtype.kind in "UO" and all(isinstance(k, str) for k in keys_arr[:1]):
+        elif keys_arr.dtype.kind == "U" or (keys_arr.dtype.kind == "O" and all(isinstance(k, str) for k in keys_arr)):
             ks = [str(k) for k in keys_arr[order]]
             _call(api.addStrings, self._j, jpype.JArray(jpype.JString)(ks), jts, jvs)
-        elif keys_arr.dtype.kind in "SO":
+        elif keys_arr.dtype.kind == "O" and all(isinstance(k, (bytes, bytearray)) for k in keys_arr):
             ks = [jpype.JArray(jpype.JByte)(_as_bytes(k)) for k in keys_arr[order]]
             _call(api.addBytes, self._j, jpype.JArray(jpype.JArray(jpype.JByte))(ks), jts, jvs)
         else:

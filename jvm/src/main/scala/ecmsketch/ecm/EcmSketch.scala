@@ -386,6 +386,12 @@ object EcmSketch {
     val out = new EcmSketch(first.params, first.family, cells)
     out._keyType = keyType
     out.mergeStateFrom(sketches, contributing)
+    // Cells follow the sketch's clock (which is serialized), so that a merge of sketch objects and
+    // a merge of their bytes give the same bytes.
+    if (out.lastTs != Long.MinValue) {
+      i = 0
+      while (i < n) { val c = cells(i); if (c != null) { c.advanceTo(out.lastTs); if (c.isEmpty) cells(i) = null }; i += 1 }
+    }
     out
   }
 

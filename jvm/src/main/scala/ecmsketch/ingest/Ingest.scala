@@ -71,6 +71,8 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
   private val runs = ArrayBuffer[S]()
   private val foreign = ArrayBuffer[Array[Byte]]()
   private var _dropped = 0L
+  private var _droppedWeight = 0L
+  private var _droppedMinTs = Long.MaxValue
   private var _late = 0L
 
   /** Rows dropped because they lay a whole window behind the newest row. */
@@ -81,7 +83,11 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
   def add(fp: Long, ts: Long, v: Long): Unit = {
     if (v < 0) throw new SketchException(s"weight must be non-negative, got $v")
     if (window != Long.MaxValue && maxTs != Long.MinValue && maxTs - window >= ts && maxTs - window <= maxTs) {
+      // never in any query range; its weight and time still count in total_weight / first_ts
       _dropped += 1
+      if (Long.MaxValue - _droppedWeight < v) throw new SketchException("total weight overflows 2^63 - 1")
+      _droppedWeight += v
+      if (ts < _droppedMinTs) _droppedMinTs = ts
       return
     }
     if (ts > maxTs) maxTs = ts
@@ -168,7 +174,12 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
   /** Takes over the runs of another partial aggregate (kept as bytes until [[result]]). */
   def absorb(other: Ingest[S]): Unit = {
     foreign ++= other.runBytes()
-    if (other ne this) { _dropped += other._dropped; _late += other._late }
+    if (other ne this) {
+      _dropped += other._dropped; _late += other._late
+      if (Long.MaxValue - _droppedWeight < other._droppedWeight) throw new SketchException("total weight overflows 2^63 - 1")
+      _droppedWeight += other._droppedWeight
+      _droppedMinTs = math.min(_droppedMinTs, other._droppedMinTs)
+    }
     if (foreign.size > MaxForeign) {
       // Too many inputs to hold: merge them now (one more level, counted in the depth).
       val merged = ops.merge(foreign.toSeq.map(ops.decode))
@@ -181,9 +192,13 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
   def result(): S = {
     finishLocal()
     val all: Seq[S] = (if (main == null) Nil else Seq(main)) ++ runs ++ foreign.map(ops.decode)
-    if (all.isEmpty) ops.create()
-    else if (all.size == 1) all.head
-    else ops.merge(all)
+    val s = if (all.isEmpty) ops.create() else if (all.size == 1) all.head else ops.merge(all)
+    if (_droppedWeight > 0 || _droppedMinTs != Long.MaxValue) {
+      if (Long.MaxValue - s._count < _droppedWeight) throw new SketchException("total weight overflows 2^63 - 1")
+      s._count += _droppedWeight
+      if (_droppedMinTs < s._firstTs) s._firstTs = _droppedMinTs
+    }
+    s
   }
 
   /** Serialized partial state: a bundle of finished runs (docs/FORMAT.md, "partial bundle"). */
@@ -196,6 +211,8 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
     parts.foreach { p => out.putVarLong(p.length); out.putBytes(p) }
     out.putVarLong(_dropped)
     out.putVarLong(_late)
+    out.putVarLong(_droppedWeight)
+    out.putLong(_droppedMinTs)
     out.toByteArray
   }
 }
@@ -225,6 +242,8 @@ object Ingest {
     }
     ing._dropped = in.getVarLong("dropped rows")
     ing._late = in.getVarLong("late rows")
+    ing._droppedWeight = in.getVarIn("dropped weight", 0, Long.MaxValue)
+    ing._droppedMinTs = in.getLong("dropped min timestamp")
     in.expectEnd()
     ing
   }

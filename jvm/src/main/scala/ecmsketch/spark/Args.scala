@@ -144,6 +144,8 @@ object Args {
         }
       case (_: DayTimeIntervalType, l: Long) => requireMicros(tsMicros, fn, "window"); l
       case (CalendarIntervalType, c: CalendarInterval) => requireMicros(tsMicros, fn, "window"); calendarMicros(c, s"$fn: window")
+      case (_: YearMonthIntervalType, _) =>
+        throw new SketchException(s"$fn: window: months and years have no fixed length; use days, hours, minutes or seconds")
       case (dt, x) if isIntegral(dt) =>
         if (tsMicros) throw new SketchException(s"$fn: window for a TIMESTAMP ts must be an INTERVAL or a string such as '10 minutes', got ${dt.sql}")
         longOf(x)
@@ -158,6 +160,8 @@ object Args {
 
   /** Analysis-time check of a range argument's type. */
   def checkRangeType(e: Expression, fn: String): Unit = e.dataType match {
+    case _: YearMonthIntervalType =>
+      throw new SketchException(s"$fn: range: months and years have no fixed length; use days, hours, minutes or seconds")
     case NullType | _: StringType | _: DayTimeIntervalType | CalendarIntervalType => ()
     case dt if isIntegral(dt) => ()
     case dt => throw new SketchException(s"$fn: range must be an INTERVAL, an interval string or an integer, got ${dt.sql}")

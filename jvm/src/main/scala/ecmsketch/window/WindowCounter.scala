@@ -13,6 +13,8 @@ trait WindowCounter {
   def estimateAfter(x: Long): Double
   def isEmpty: Boolean
   def lastTs: Long
+  /** Moves the clock to `now` (>= lastTs), dropping what lies wholly before the window. */
+  def advanceTo(now: Long): Unit
 }
 
 /** A family of window counters with one error parameter: how to create, merge and encode them,
