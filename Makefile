@@ -15,6 +15,8 @@ $(VENV)/.deps: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
 	$(VPY) -m pip install -q "pyspark==$(PYSPARK_VERSION)" py4j numpy pytest "JPype1>=1.5"
+	# Spark Connect client deps (tests/test_connect.py runs the wrappers under Connect)
+	$(VPY) -m pip install -q "pandas>=2.0.0" "pyarrow>=11.0.0" "grpcio>=1.67.0" "grpcio-status>=1.67.0" "googleapis-common-protos>=1.65.0"
 	touch $@
 
 $(JAR): $(SCALA_SRC)

@@ -24,6 +24,45 @@ private[spark] object Checks {
     catch { case e: SketchException => TypeCheckResult.TypeCheckFailure(e.getMessage) }
 }
 
+/** Shared plumbing of the aggregates that build a sketch from rows ([[Ingest]] buffers):
+  * window and timestamp handling, optional weights, and the Spark buffer life cycle.
+  */
+abstract class IngestAgg[S <: WindowSketch] extends TypedImperativeAggregate[Ingest[S]] {
+  protected def ts: Expression
+  protected def window: Expression
+  protected def value: Expression
+  protected def windowType: Expression
+  protected def mergeLevels: Expression
+  protected def ops: SketchOps[S]
+
+  protected final def fn: String = prettyName
+  override def sql(isDistinct: Boolean): String = Args.callSql(prettyName, children)
+  protected lazy val countWindow: Boolean = WindowSpec.parseType(Args.constString(windowType, fn, "window_type", "time"))
+  protected lazy val tsMicros: Boolean = Args.checkTs(ts, fn, countWindow)
+  protected lazy val spec: WindowSpec = WindowSpec(countWindow, tsMicros, Args.window(window, fn, tsMicros))
+  /** One level for Spark's own merge of partial aggregates, plus the user's cross-site levels. */
+  protected lazy val levels: Int = 1 + Args.mergeLevels(mergeLevels, fn)
+  private lazy val hasValue = !Args.isDefault(value)
+
+  override def createAggregationBuffer(): Ingest[S] = new Ingest(ops, spec.window)
+
+  /** Adds the row's timestamp and weight under key fingerprint `fp`; NULL ts or value skips it. */
+  protected final def addRow(buffer: Ingest[S], fp: Long, input: InternalRow): Unit = {
+    val t = ts.eval(input)
+    if (t == null) return
+    val v: Long = if (hasValue) { val x = value.eval(input); if (x == null) return; Args.longOf(x) } else 1L
+    buffer.add(fp, Args.longOf(t), v)
+  }
+
+  override def merge(buffer: Ingest[S], input: Ingest[S]): Ingest[S] = { buffer.absorb(input); buffer }
+  override def eval(buffer: Ingest[S]): Any = ops.encode(buffer.result())
+  override def serialize(buffer: Ingest[S]): Array[Byte] = buffer.serialize()
+  override def deserialize(bytes: Array[Byte]): Ingest[S] = Ingest.deserialize(ops, spec.window, bytes)
+  override def nullable: Boolean = false
+  override def dataType: DataType = BinaryType
+  override def defaultResult: Option[Literal] = Option(Literal.create(eval(createAggregationBuffer()), BinaryType))
+}
+
 /** `ecm_agg(key, ts [, window [, epsilon [, delta]]], value =>, window_type =>, seed =>,
   * optimize_for =>, merge_levels =>)`: builds an ECM-sketch (BINARY) over the rows of a group.
   * Rows with a NULL key, ts or value are skipped. Rows may come in any order (see [[Ingest]]).
@@ -31,11 +70,9 @@ private[spark] object Checks {
 case class EcmAgg(key: Expression, ts: Expression, window: Expression, epsilon: Expression, delta: Expression,
                   value: Expression, windowType: Expression, seed: Expression, optimizeFor: Expression,
                   mergeLevels: Expression, mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
-    extends TypedImperativeAggregate[Ingest[EcmSketch]] {
+    extends IngestAgg[EcmSketch] {
 
   override def prettyName: String = "ecm_agg"
-  override def sql(isDistinct: Boolean): String = Args.callSql(prettyName, children)
-  private def fn = prettyName
 
   override def children: Seq[Expression] =
     Seq(key, ts, window, epsilon, delta, value, windowType, seed, optimizeFor, mergeLevels)
@@ -44,50 +81,33 @@ case class EcmAgg(key: Expression, ts: Expression, window: Expression, epsilon: 
     copy(key = c(0), ts = c(1), window = c(2), epsilon = c(3), delta = c(4), value = c(5), windowType = c(6),
       seed = c(7), optimizeFor = c(8), mergeLevels = c(9))
 
-  private lazy val countWindow = WindowSpec.parseType(Args.constString(windowType, fn, "window_type", "time"))
-  private lazy val tsMicros = Args.checkTs(ts, fn, countWindow)
-  private lazy val spec = WindowSpec(countWindow, tsMicros, Args.window(window, fn, tsMicros))
   private lazy val plan = Planner.plan(
     Args.constDouble(epsilon, fn, "epsilon", 0.05), Args.constDouble(delta, fn, "delta", 0.01),
-    QueryKind.fromName(Args.constString(optimizeFor, fn, "optimize_for", "point")),
-    // one level for Spark's own merge of partial aggregates, plus the user's cross-site levels
-    1 + Args.mergeLevels(mergeLevels, fn))
+    QueryKind.fromName(Args.constString(optimizeFor, fn, "optimize_for", "point")), levels)
   private lazy val hashSeed = Args.constLong(seed, fn, "seed", EcmSketch.DefaultSeed)
   private lazy val keyKind = Args.keyType(key, fn)
-  @transient private lazy val ops = new SketchOps.Ecm(() => EcmSketch.create(spec, plan, hashSeed), keyKind)
-  private lazy val hasValue = !Args.isDefault(value)
+  @transient protected lazy val ops: SketchOps[EcmSketch] =
+    new SketchOps.Ecm(() => EcmSketch.create(spec, plan, hashSeed), keyKind)
 
   override def checkInputDataTypes(): TypeCheckResult = Checks {
     keyKind; Args.checkValue(value, fn); spec; plan; hashSeed
   }
 
-  override def createAggregationBuffer(): Ingest[EcmSketch] = new Ingest(ops, spec.window)
-
   override def update(buffer: Ingest[EcmSketch], input: InternalRow): Ingest[EcmSketch] = {
     val k = key.eval(input)
-    if (k == null) return buffer
-    val t = ts.eval(input)
-    if (t == null) return buffer
-    val v: Long = if (hasValue) { val x = value.eval(input); if (x == null) return buffer; Args.longOf(x) } else 1L
-    val fp = keyKind match {
-      case KeyType.String => Hashing.fingerprintBytes(k.asInstanceOf[UTF8String].getBytes)
-      case KeyType.Binary => Hashing.fingerprintBytes(k.asInstanceOf[Array[Byte]])
-      case _ => Hashing.fingerprintLong(Args.longOf(k))
+    if (k != null) {
+      val fp = keyKind match {
+        case KeyType.String => Hashing.fingerprintBytes(k.asInstanceOf[UTF8String].getBytes)
+        case KeyType.Binary => Hashing.fingerprintBytes(k.asInstanceOf[Array[Byte]])
+        case _ => Hashing.fingerprintLong(Args.longOf(k))
+      }
+      addRow(buffer, fp, input)
     }
-    buffer.add(fp, Args.longOf(t), v)
     buffer
   }
 
-  override def merge(buffer: Ingest[EcmSketch], input: Ingest[EcmSketch]): Ingest[EcmSketch] = { buffer.absorb(input); buffer }
-  override def eval(buffer: Ingest[EcmSketch]): Any = SketchCodec.encode(buffer.result())
-  override def serialize(buffer: Ingest[EcmSketch]): Array[Byte] = buffer.serialize()
-  override def deserialize(bytes: Array[Byte]): Ingest[EcmSketch] = Ingest.deserialize(ops, spec.window, bytes)
-
   override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
   override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
-  override def nullable: Boolean = false
-  override def dataType: DataType = BinaryType
-  override def defaultResult: Option[Literal] = Option(Literal.create(eval(createAggregationBuffer()), BinaryType))
 }
 
 /** `eh_agg(ts [, window [, epsilon]], value =>, window_type =>, merge_levels =>)`: an exponential
@@ -95,44 +115,24 @@ case class EcmAgg(key: Expression, ts: Expression, window: Expression, epsilon: 
   */
 case class EhAgg(ts: Expression, window: Expression, epsilon: Expression, value: Expression, windowType: Expression,
                  mergeLevels: Expression, mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
-    extends TypedImperativeAggregate[Ingest[EhSketch]] {
+    extends IngestAgg[EhSketch] {
 
   override def prettyName: String = "eh_agg"
-  override def sql(isDistinct: Boolean): String = Args.callSql(prettyName, children)
-  private def fn = prettyName
   override def children: Seq[Expression] = Seq(ts, window, epsilon, value, windowType, mergeLevels)
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EhAgg =
     copy(ts = c(0), window = c(1), epsilon = c(2), value = c(3), windowType = c(4), mergeLevels = c(5))
 
-  private lazy val countWindow = WindowSpec.parseType(Args.constString(windowType, fn, "window_type", "time"))
-  private lazy val tsMicros = Args.checkTs(ts, fn, countWindow)
-  private lazy val spec = WindowSpec(countWindow, tsMicros, Args.window(window, fn, tsMicros))
   private lazy val eps = Args.constDouble(epsilon, fn, "epsilon", 0.05)
-  private lazy val levels = 1 + Args.mergeLevels(mergeLevels, fn)
-  @transient private lazy val ops = new SketchOps.Eh(() => EhSketch.create(spec, eps, levels))
-  private lazy val hasValue = !Args.isDefault(value)
+  @transient protected lazy val ops: SketchOps[EhSketch] = new SketchOps.Eh(() => EhSketch.create(spec, eps, levels))
 
   override def checkInputDataTypes(): TypeCheckResult = Checks {
     Args.checkValue(value, fn); spec; Planner.checkEpsilon(eps); ops.create()
   }
 
-  override def createAggregationBuffer(): Ingest[EhSketch] = new Ingest(ops, spec.window)
-  override def update(buffer: Ingest[EhSketch], input: InternalRow): Ingest[EhSketch] = {
-    val t = ts.eval(input)
-    if (t == null) return buffer
-    val v: Long = if (hasValue) { val x = value.eval(input); if (x == null) return buffer; Args.longOf(x) } else 1L
-    buffer.add(0L, Args.longOf(t), v)
-    buffer
-  }
-  override def merge(buffer: Ingest[EhSketch], input: Ingest[EhSketch]): Ingest[EhSketch] = { buffer.absorb(input); buffer }
-  override def eval(buffer: Ingest[EhSketch]): Any = SketchCodec.encode(buffer.result())
-  override def serialize(buffer: Ingest[EhSketch]): Array[Byte] = buffer.serialize()
-  override def deserialize(bytes: Array[Byte]): Ingest[EhSketch] = Ingest.deserialize(ops, spec.window, bytes)
+  override def update(buffer: Ingest[EhSketch], input: InternalRow): Ingest[EhSketch] = { addRow(buffer, 0L, input); buffer }
+
   override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
   override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
-  override def nullable: Boolean = false
-  override def dataType: DataType = BinaryType
-  override def defaultResult: Option[Literal] = Option(Literal.create(eval(createAggregationBuffer()), BinaryType))
 }
 
 /** Buffer of a merge aggregate: the input sketches, validated on arrival and kept as bytes until

@@ -125,39 +125,39 @@ case class EcmInnerProduct(children: Seq[Expression]) extends SketchScalar with 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmInnerProduct = copy(children = c)
 }
 
-/** `ecm_self_join(sketch [, range [, now]])`: the second frequency moment F2. */
-case class EcmSelfJoin(children: Seq[Expression]) extends SketchScalar with RangeNowArgs {
-  override def prettyName: String = "ecm_self_join"
+/** A query of one sketch over `(now - range, now]`: `f(sketch [, range [, now]])` returning DOUBLE. */
+abstract class RangeQuery[S <: WindowSketch] extends SketchScalar with RangeNowArgs {
   protected def rangeAt = 1
   override def dataType: DataType = DoubleType
   override protected def checkArgs(): Unit = checkRangeNow()
+  protected def sketch(b: Array[Byte]): S
+  protected def query(s: S, range: java.lang.Long, now: java.lang.Long): Double
   protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
-    val s = ecm(0, sk(0)); val (r, n) = rangeNow(s, input); s.selfJoin(r, n)
+    val s = sketch(sk(0)); val (r, n) = rangeNow(s, input); query(s, r, n)
   }
+}
+
+/** `ecm_self_join(sketch [, range [, now]])`: the second frequency moment F2. */
+case class EcmSelfJoin(children: Seq[Expression]) extends RangeQuery[EcmSketch] {
+  override def prettyName: String = "ecm_self_join"
+  protected def sketch(b: Array[Byte]): EcmSketch = ecm(0, b)
+  protected def query(s: EcmSketch, r: java.lang.Long, n: java.lang.Long): Double = s.selfJoin(r, n)
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmSelfJoin = copy(children = c)
 }
 
 /** `ecm_total(sketch [, range [, now]])`: the total weight ||a_r||_1. */
-case class EcmTotal(children: Seq[Expression]) extends SketchScalar with RangeNowArgs {
+case class EcmTotal(children: Seq[Expression]) extends RangeQuery[EcmSketch] {
   override def prettyName: String = "ecm_total"
-  protected def rangeAt = 1
-  override def dataType: DataType = DoubleType
-  override protected def checkArgs(): Unit = checkRangeNow()
-  protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
-    val s = ecm(0, sk(0)); val (r, n) = rangeNow(s, input); s.total(r, n)
-  }
+  protected def sketch(b: Array[Byte]): EcmSketch = ecm(0, b)
+  protected def query(s: EcmSketch, r: java.lang.Long, n: java.lang.Long): Double = s.total(r, n)
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmTotal = copy(children = c)
 }
 
 /** `eh_count(sketch [, range [, now]])`. */
-case class EhCount(children: Seq[Expression]) extends SketchScalar with RangeNowArgs {
+case class EhCount(children: Seq[Expression]) extends RangeQuery[EhSketch] {
   override def prettyName: String = "eh_count"
-  protected def rangeAt = 1
-  override def dataType: DataType = DoubleType
-  override protected def checkArgs(): Unit = checkRangeNow()
-  protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
-    val s = eh(0, sk(0)); val (r, n) = rangeNow(s, input); s.count(r, n)
-  }
+  protected def sketch(b: Array[Byte]): EhSketch = eh(0, b)
+  protected def query(s: EhSketch, r: java.lang.Long, n: java.lang.Long): Double = s.count(r, n)
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EhCount = copy(children = c)
 }
 
