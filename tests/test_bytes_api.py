@@ -364,3 +364,15 @@ def test_bytes_keys_in_a_list_keep_trailing_nul_bytes():
         assert batch.point(k) == one_by_one.point(k) == 1.0, k
     assert batch.point(b"a") == 0.0 and batch.point(b"") == 0.0
     assert batch.to_bytes() == one_by_one.to_bytes()
+
+
+def test_non_integer_timestamps_and_weights_are_refused_not_truncated():
+    sk = EcmSketch.create(window=100)
+    with pytest.raises(SketchError, match="must be integers"):
+        sk.add_many([1, 2], [0.6, 1.5])
+    with pytest.raises(SketchError, match="must be integers"):
+        sk.add_many([1, 2], [1, 2], [1.9, 2.7])
+    with pytest.raises(SketchError, match="must be an integer"):
+        sk.add(3, 5, 2.9)
+    sk.add_many([1, 2], [1.0, 2.0], [3.0, 4.0])  # integral floats are exact
+    assert sk.info()["total_weight"] == 7 and sk.last_ts == 2

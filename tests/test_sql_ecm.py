@@ -434,3 +434,22 @@ def test_inner_product_of_two_streams(spark):
         lower = (1 - ia["total_error_bound"]) * (1 - ib["total_error_bound"]) * ex.join_size
         assert est >= lower - 1e-6
         assert est == pytest.approx(est_ba, rel=1e-12)
+
+
+def test_aggregate_as_window_function_counts_each_row_once(spark):
+    """A growing window frame evaluates the same buffer repeatedly; dropped rows count once."""
+    rows = spark.sql("""
+        SELECT seq, sketch_info(ecm_agg(k, ts, 10) OVER (ORDER BY seq)).total_weight AS w,
+               sketch_info(eh_agg(ts, 10) OVER (ORDER BY seq)).total_weight AS hw
+        FROM VALUES (1, 'a', 100L), (2, 'a', 101L), (3, 'b', 1L), (4, 'a', 102L) AS t(seq, k, ts)
+        ORDER BY seq""").collect()
+    assert [r.w for r in rows] == [1, 2, 3, 4]
+    assert [r.hw for r in rows] == [1, 2, 3, 4]
+
+
+def test_inner_product_of_different_windows_is_symmetric(spark):
+    r = spark.sql("""
+        WITH d AS (SELECT cast(id % 3 AS BIGINT) AS k, id AS ts FROM range(1000))
+        SELECT ecm_inner_product(a, b) AS ab, ecm_inner_product(b, a) AS ba
+        FROM (SELECT ecm_agg(k, ts, 1000) AS a, ecm_agg(k, ts, 100) AS b FROM d)""").first()
+    assert r.ab == r.ba

@@ -82,7 +82,9 @@ def time_ticks(t: Optional[TimeLike], micros: bool, what: str = "now") -> Option
         raise TypeError(f"{what} must be an int or a datetime")
     if isinstance(t, int) or hasattr(t, "__index__"):
         return int(t)
-    raise TypeError(f"{what} must be an int or a datetime, got {type(t).__name__}")
+    if isinstance(t, float) and t.is_integer():
+        return int(t)
+    raise TypeError(f"{what} must be an int or a datetime, got {t!r}")
 
 
 def window_ticks(w: Optional[RangeLike], micros: bool) -> int:

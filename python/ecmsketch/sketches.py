@@ -63,6 +63,34 @@ def _py(v: Any) -> Any:
     return v
 
 
+def _int(x: Any, what: str) -> int:
+    """An exact integer (ints, numpy integers, integral floats); anything else is refused."""
+    if isinstance(x, bool):
+        raise SketchError(f"{what} must be an integer, got {x!r}")
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)) and float(x).is_integer():
+        return int(x)
+    raise SketchError(f"{what} must be an integer, got {x!r}")
+
+
+def _int_array(a: Any, what: str) -> np.ndarray:
+    arr = np.asarray(a)
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or not np.all(np.floor(arr) == arr):
+            raise SketchError(f"{what} must be integers; got non-integral values")
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "b":
+        raise SketchError(f"{what} must be integers, got booleans")
+    if arr.dtype == object and len(arr):
+        return np.array([_int(x, what) for x in arr], dtype=np.int64)
+    if len(arr) == 0:
+        return arr.astype(np.int64)
+    raise SketchError(f"{what} must be integers, got dtype {arr.dtype}")
+
+
 def _as_bytes(x: Any) -> bytes:
     if isinstance(x, (bytes, bytearray, memoryview)):
         return bytes(x)
@@ -110,8 +138,8 @@ class _Sketch:
             ts = ts.astype("datetime64[us]").astype(np.int64)
         elif ts.dtype == object and len(ts) and isinstance(ts.flat[0], _dt.datetime):
             ts = np.array([datetime_micros(t) for t in ts], dtype=np.int64)
-        ts = ts.astype(np.int64)
-        vs = None if values is None else np.asarray(values, dtype=np.int64)
+        ts = _int_array(ts, "timestamps")
+        vs = None if values is None else _int_array(values, "values")
         if vs is not None and len(vs) != len(ts):
             raise SketchError(f"timestamps and values differ in length: {len(ts)} vs {len(vs)}")
         if vs is not None and len(vs) and vs.min() < 0:
@@ -169,12 +197,12 @@ class EcmSketch(_Sketch):
         if isinstance(key, bool) or key is None:
             raise SketchError(f"key must be str, bytes or int, got {key!r}")
         if isinstance(key, (int, np.integer)):
-            _call(self._j.add, int(key), t, int(value))
+            _call(self._j.add, int(key), t, _int(value, 'value'))
         elif isinstance(key, str):
-            _call(self._j.add, key, t, int(value))
+            _call(self._j.add, key, t, _int(value, 'value'))
         elif isinstance(key, (bytes, bytearray)):
             import jpype
-            _call(self._j.add, jpype.JArray(jpype.JByte)(bytes(key)), t, int(value))
+            _call(self._j.add, jpype.JArray(jpype.JByte)(bytes(key)), t, _int(value, 'value'))
         else:
             raise SketchError(f"key must be str, bytes or int, got {type(key).__name__}")
 
@@ -301,7 +329,7 @@ class ExpHistogram(_Sketch):
         t = time_ticks(ts, self._micros, "ts")
         if t is None:
             raise SketchError("ts must not be None")
-        _call(self._j.add, t, int(value))
+        _call(self._j.add, t, _int(value, 'value'))
 
     def add_many(self, timestamps: Any, values: Any = None) -> None:
         """Adds a batch in any order (sorted here; must not precede the last timestamp)."""

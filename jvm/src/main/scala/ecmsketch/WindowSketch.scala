@@ -40,6 +40,8 @@ abstract class WindowSketch {
   private[ecmsketch] var _firstTs: Long = Long.MaxValue
   private[ecmsketch] var _lastTs: Long = Long.MinValue
   private[ecmsketch] var _count: Long = 0L
+  /** Whether any row (of any weight) was ever added; first/last timestamps are defined only then. */
+  private[ecmsketch] var _hasRows: Boolean = false
 
   def mergeDepth: Int = _mergeDepth
   /** Earliest timestamp ever added (Long.MaxValue when nothing was added). */
@@ -48,15 +50,17 @@ abstract class WindowSketch {
   def lastTs: Long = _lastTs
   /** Total weight ever added, inside the window or not. */
   def count: Long = _count
-  def isEmpty: Boolean = _count == 0 && _lastTs == Long.MinValue
+  def isEmpty: Boolean = !_hasRows
 
   /** Relative error of one cell at the current merge depth. */
   def cellBound: Double = StrictMath.pow(1.0 + cellEpsilon, mergeDepth + 1.0) - 1.0
 
   @inline protected final def checkAdd(ts: Long, v: Long): Unit =
-    if (v < 0 || ts < _lastTs || _count > Long.MaxValue - v) failAdd(ts, v)
+    if (v < 0 || ts < _lastTs || _count > Long.MaxValue - v || (ts == _lastTs && _hasRows && spec.countWindow)) failAdd(ts, v)
 
   private def failAdd(ts: Long, v: Long): Unit = {
+    if (ts == _lastTs && _hasRows && spec.countWindow)
+      throw new SketchException(s"count-based windows take unique arrival sequence numbers; got $ts twice")
     if (v < 0) throw new SketchException(s"weight must be non-negative, got $v")
     if (ts < _lastTs)
       throw new SketchException(s"timestamps must be non-decreasing: got $ts after ${_lastTs} (use the SQL aggregate or add_many, which reorder input)")
@@ -64,29 +68,32 @@ abstract class WindowSketch {
   }
 
   protected def noteAdd(ts: Long, v: Long): Unit = {
+    _hasRows = true
     if (ts < _firstTs) _firstTs = ts
     _lastTs = ts
     _count += v
   }
 
-  /** Resolves a query's (range, now) to the boundary x of (now - range, now]. Range defaults to the
-    * window, now to the last timestamp.
+  /** Resolves a query's (range, now) to the first timestamp of (now - range, now], or null for an
+    * empty range (range 0). Range defaults to the window, now to the last timestamp.
     */
-  def boundary(range: java.lang.Long, now: java.lang.Long): Long = {
+  def lowerBound(range: java.lang.Long, now: java.lang.Long): java.lang.Long = {
     val r: Long = if (range == null) spec.window else range.longValue
     val t: Long = if (now == null) _lastTs else now.longValue
     ExpHistogram.checkQuery(spec.window, r, t, _lastTs)
-    if (r == 0) Long.MaxValue else ExpHistogram.boundary(t, r)
+    if (r == 0) null else java.lang.Long.valueOf(ExpHistogram.lowerBound(t, r))
   }
 
   protected def copyStateFrom(o: WindowSketch): Unit = {
-    _mergeDepth = o._mergeDepth; _firstTs = o._firstTs; _lastTs = o._lastTs; _count = o._count
+    _mergeDepth = o._mergeDepth; _firstTs = o._firstTs; _lastTs = o._lastTs; _count = o._count; _hasRows = o._hasRows
   }
 
   /** Clock and depth of the merge of `inputs`, of which `contributing` hold retained buckets. */
   protected def mergeStateFrom(inputs: Seq[WindowSketch], contributing: Seq[WindowSketch]): Unit = {
-    _firstTs = inputs.map(_._firstTs).min
-    _lastTs = inputs.map(_._lastTs).max
+    val withRows = inputs.filter(_._hasRows)
+    _hasRows = withRows.nonEmpty
+    _firstTs = if (_hasRows) withRows.map(_._firstTs).min else Long.MaxValue
+    _lastTs = if (_hasRows) withRows.map(_._lastTs).max else Long.MinValue
     var c = 0L
     inputs.foreach { s =>
       if (Long.MaxValue - c < s._count) throw new SketchException("total weight overflows 2^63 - 1")

@@ -14,14 +14,14 @@ class CodecSuite extends AnyFunSuite {
   def randomEcm(rnd: Random, spec: WindowSpec, n: Int): EcmSketch = {
     val s = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, rnd.nextLong())
     var t = rnd.nextInt(1000).toLong - 500
-    for (_ <- 0 until n) { t += rnd.nextInt(3); s.add(rnd.nextInt(50).toLong, t, 1L + rnd.nextInt(3)) }
+    for (_ <- 0 until n) { t += (if (spec.countWindow) 1 + rnd.nextInt(2) else rnd.nextInt(3)); s.add(rnd.nextInt(50).toLong, t, 1L + rnd.nextInt(3)) }
     s
   }
 
   def randomEh(rnd: Random, spec: WindowSpec, n: Int): EhSketch = {
     val s = EhSketch.create(spec, 0.05, 1)
     var t = 0L
-    for (_ <- 0 until n) { t += rnd.nextInt(4); s.add(t, rnd.nextInt(100).toLong) }
+    for (_ <- 0 until n) { t += (if (spec.countWindow) 1 + rnd.nextInt(3) else rnd.nextInt(4)); s.add(t, rnd.nextInt(100).toLong) }
     s
   }
 
@@ -107,6 +107,6 @@ class CodecSuite extends AnyFunSuite {
 }
 
 object CodecSuite {
-  val goldenEh = "45434d53010101006400000000000000000000000000d03f000000000000d03f0000000001000000000000000c00000000000000100000000000000003000203020202020400000101"
-  val goldenEcm = "45434d53010201006400000000000000000000000000e03f000000000000e03f00000000010000000000000007000000000000000400000000000000000000000000e03f555555555555d53f09000000010000000300000000000000020000010101000000000106010000000100020001"
+  val goldenEh = "45434d53010101046400000000000000000000000000d03f000000000000d03f0000000001000000000000000c00000000000000100000000000000003000203020202020400000101"
+  val goldenEcm = "45434d53010201046400000000000000000000000000e03f000000000000e03f00000000010000000000000007000000000000000400000000000000000000000000e03f555555555555d53f09000000010000000300000000000000020000010101000000000106010000000100020001"
 }

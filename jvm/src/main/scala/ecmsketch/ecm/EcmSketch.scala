@@ -94,13 +94,15 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
     var sum = 0L
     var i = from
     var prev = _lastTs
+    var seen = _hasRows
+    val strict = spec.countWindow
     while (i < until) {
       val t = ts(i); val v = vs(i)
-      if (t < prev || v < 0 || sum > Long.MaxValue - v || _count > Long.MaxValue - sum - v) {
+      if (t < prev || (strict && seen && t == prev) || v < 0 || sum > Long.MaxValue - v || _count > Long.MaxValue - sum - v) {
         // fall back to the checked path for the exact error message
         var k = from; while (k < until) { addFingerprint(fps(k), ts(k), vs(k)); k += 1 }; return
       }
-      sum += v; prev = t; i += 1
+      sum += v; prev = t; seen = true; i += 1
     }
     val d = depthCache; val w = width
     val m = n * d
@@ -149,6 +151,7 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
       start = end
       c += 1
     }
+    _hasRows = true
     if (ts(from) < _firstTs) _firstTs = ts(from)
     _lastTs = ts(until - 1)
     _count += sum
@@ -173,15 +176,16 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
 
   // ------------------------------------------------------------------ queries
 
-  @inline private def cellEstimate(idx: Int, x: Long): Double = {
+  @inline private def cellEstimate(idx: Int, lo: Long): Double = {
     val c = cells(idx)
-    if (c == null) 0.0 else c.estimateAfter(x)
+    if (c == null) 0.0 else c.estimateFrom(lo)
   }
 
   /** Point query for a fingerprint: min over rows of the cell estimates. */
   def pointFingerprint(fp: Long, range: java.lang.Long, now: java.lang.Long): Double = {
-    val x = boundary(range, now)
-    if (x == Long.MaxValue) return 0.0
+    val lo = lowerBound(range, now)
+    if (lo == null) return 0.0
+    val x: Long = lo
     var best = Double.PositiveInfinity
     var j = 0
     while (j < params.depth) {
@@ -238,8 +242,9 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
 
   /** Estimated total weight in the range, ||a_r||_1: the mean of the row sums (each within e). */
   def total(range: java.lang.Long, now: java.lang.Long): Double = {
-    val x = boundary(range, now)
-    if (x == Long.MaxValue) return 0.0
+    val lo = lowerBound(range, now)
+    if (lo == null) return 0.0
+    val x: Long = lo
     var sum = 0.0
     var i = 0
     val n = params.width * params.depth
@@ -255,9 +260,12 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
         !(Set(_keyType, other._keyType) == Set(KeyType.String, KeyType.Binary)))
       throw new SketchException(s"key type mismatch: inner product of a ${KeyType.name(_keyType)}-keyed and a ${KeyType.name(other._keyType)}-keyed sketch")
     val t: java.lang.Long = if (now == null) java.lang.Long.valueOf(math.max(lastTs, other.lastTs)) else now
-    val x = boundary(range, t)
-    other.boundary(range, t)
-    if (x == Long.MaxValue) return 0.0
+    // one range for both sketches: by default the smaller of the two windows
+    val r: java.lang.Long = if (range == null) java.lang.Long.valueOf(math.min(spec.window, other.spec.window)) else range
+    val lo = lowerBound(r, t)
+    other.lowerBound(r, t)
+    if (lo == null) return 0.0
+    val x: Long = lo
     var best = Double.PositiveInfinity
     var j = 0
     while (j < params.depth) {
@@ -388,7 +396,7 @@ object EcmSketch {
     out.mergeStateFrom(sketches, contributing)
     // Cells follow the sketch's clock (which is serialized), so that a merge of sketch objects and
     // a merge of their bytes give the same bytes.
-    if (out.lastTs != Long.MinValue) {
+    if (!out.isEmpty) {
       i = 0
       while (i < n) { val c = cells(i); if (c != null) { c.advanceTo(out.lastTs); if (c.isEmpty) cells(i) = null }; i += 1 }
     }

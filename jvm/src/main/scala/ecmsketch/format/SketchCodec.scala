@@ -42,7 +42,7 @@ object SketchCodec {
     out.putByte(Version)
     out.putByte(kind)
     out.putByte(cellKind)
-    out.putByte((if (s.spec.countWindow) 1 else 0) | (if (s.spec.tsMicros) 2 else 0))
+    out.putByte((if (s.spec.countWindow) 1 else 0) | (if (s.spec.tsMicros) 2 else 0) | (if (s.isEmpty) 0 else 4))
     out.putLong(s.spec.window)
     out.putDouble(s.epsilon)
     out.putDouble(s.cellEpsilon)
@@ -85,7 +85,7 @@ object SketchCodec {
 
   /** Header fields common to every kind, validated. */
   private final case class Common(kind: Int, cellKind: Int, spec: WindowSpec, epsilon: Double, cellEpsilon: Double,
-                                  levels: Int, depth: Int, firstTs: Long, lastTs: Long, count: Long)
+                                  levels: Int, depth: Int, firstTs: Long, lastTs: Long, count: Long, hasRows: Boolean)
 
   private def readCommon(in: ByteReader): Common = {
     if (in.remaining < 4) throw new SketchException(s"not an ecmsketch sketch: ${in.remaining} bytes is too short")
@@ -100,7 +100,7 @@ object SketchCodec {
     val cellKind = in.getByte("cell kind")
     if (cellKind != CellFamily.ExpHistogramId) throw new SketchException(s"corrupt sketch: unknown cell kind $cellKind")
     val flags = in.getByte("flags")
-    if ((flags & ~3) != 0) throw new SketchException(s"corrupt sketch: unknown flag bits ${flags & ~3}")
+    if ((flags & ~7) != 0) throw new SketchException(s"corrupt sketch: unknown flag bits ${flags & ~7}")
     val window = in.getLong("window")
     if (window <= 0) throw new SketchException(s"corrupt sketch: window $window is not positive")
     if ((flags & 3) == 3) throw new SketchException("corrupt sketch: a count-based window with TIMESTAMP ticks")
@@ -117,14 +117,15 @@ object SketchCodec {
     val last = in.getLong("last timestamp")
     val count = in.getLong("total weight")
     if (count < 0) throw new SketchException(s"corrupt sketch: negative total weight $count")
-    val empty = first == Long.MaxValue && last == Long.MinValue
-    if (!empty && first > last) throw new SketchException(s"corrupt sketch: first timestamp $first after last $last")
-    if (empty && count != 0) throw new SketchException("corrupt sketch: weight without timestamps")
-    Common(kind, cellKind, spec, eps, cellEps, levels, depth, first, last, count)
+    val hasRows = (flags & 4) != 0
+    if (hasRows && first > last) throw new SketchException(s"corrupt sketch: first timestamp $first after last $last")
+    if (!hasRows && (count != 0 || first != Long.MaxValue || last != Long.MinValue))
+      throw new SketchException("corrupt sketch: an empty sketch with timestamps or weight")
+    Common(kind, cellKind, spec, eps, cellEps, levels, depth, first, last, count, hasRows)
   }
 
   private def fill(s: WindowSketch, c: Common): Unit = {
-    s._mergeDepth = c.depth; s._firstTs = c.firstTs; s._lastTs = c.lastTs; s._count = c.count
+    s._mergeDepth = c.depth; s._firstTs = c.firstTs; s._lastTs = c.lastTs; s._count = c.count; s._hasRows = c.hasRows
   }
 
   /** Decodes any sketch, validating every field; throws [[SketchException]] on bad bytes. */
@@ -145,7 +146,7 @@ object SketchCodec {
   }
 
   private def checkEmptyCell(cell: WindowCounter, c: Common): Unit =
-    if (cell != null && c.lastTs == Long.MinValue) throw new SketchException("corrupt sketch: buckets in an empty sketch")
+    if (cell != null && !c.hasRows) throw new SketchException("corrupt sketch: buckets in an empty sketch")
 
   private def decodeEhBody(in: ByteReader, c: Common): EhSketch = {
     val cfg = EhConfig(c.cellEpsilon, c.spec.window)
@@ -153,7 +154,7 @@ object SketchCodec {
     checkEmptyCell(h, c)
     in.expectEnd()
     val hist = if (h == null) new ExpHistogram(cfg) else h.asInstanceOf[ExpHistogram]
-    if (h == null && c.lastTs != Long.MinValue) hist.advanceTo(c.lastTs)
+    if (h == null && c.hasRows) hist.advanceTo(c.lastTs)
     val s = EhSketch.restore(c.spec, c.epsilon, c.levels, c.cellEpsilon, hist)
     fill(s, c)
     s
@@ -169,6 +170,11 @@ object SketchCodec {
     if (width < 1 || width > Planner.MaxWidth) throw new SketchException(s"corrupt sketch: width $width outside [1, ${Planner.MaxWidth}]")
     if (depth < 1 || depth > Planner.MaxDepth) throw new SketchException(s"corrupt sketch: depth $depth outside [1, ${Planner.MaxDepth}]")
     if (width.toLong * depth > Planner.MaxCells) throw new SketchException(s"corrupt sketch: ${width}x$depth cells exceed ${Planner.MaxCells}")
+    // the array must be as large as delta and the Count-Min epsilon claim (they enter the bound)
+    val needW = math.ceil(math.E / cmEps - 1e-9)
+    if (width < needW) throw new SketchException(s"corrupt sketch: width $width is too small for Count-Min epsilon $cmEps (needs ${needW.toLong})")
+    val needD = math.max(1.0, math.ceil(math.log(1.0 / delta) - 1e-9))
+    if (depth < needD) throw new SketchException(s"corrupt sketch: depth $depth is too small for delta $delta (needs ${needD.toLong})")
     val seed = in.getLong("seed")
     val keyType = in.getByte("key type")
     if (keyType > KeyType.Binary) throw new SketchException(s"corrupt sketch: unknown key type $keyType")

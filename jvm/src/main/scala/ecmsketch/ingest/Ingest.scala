@@ -173,13 +173,12 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
 
   /** Takes over the runs of another partial aggregate (kept as bytes until [[result]]). */
   def absorb(other: Ingest[S]): Unit = {
+    if (other eq this) throw new IllegalArgumentException("an ingest cannot absorb itself")
     foreign ++= other.runBytes()
-    if (other ne this) {
-      _dropped += other._dropped; _late += other._late
-      if (Long.MaxValue - _droppedWeight < other._droppedWeight) throw new SketchException("total weight overflows 2^63 - 1")
-      _droppedWeight += other._droppedWeight
-      _droppedMinTs = math.min(_droppedMinTs, other._droppedMinTs)
-    }
+    _dropped += other._dropped; _late += other._late
+    if (Long.MaxValue - _droppedWeight < other._droppedWeight) throw new SketchException("total weight overflows 2^63 - 1")
+    _droppedWeight += other._droppedWeight
+    _droppedMinTs = math.min(_droppedMinTs, other._droppedMinTs)
     if (foreign.size > MaxForeign) {
       // Too many inputs to hold: merge them now (one more level, counted in the depth).
       val merged = ops.merge(foreign.toSeq.map(ops.decode))
@@ -192,7 +191,9 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
   def result(): S = {
     finishLocal()
     val all: Seq[S] = (if (main == null) Nil else Seq(main)) ++ runs ++ foreign.map(ops.decode)
-    val s = if (all.isEmpty) ops.create() else if (all.size == 1) all.head else ops.merge(all)
+    // a fresh sketch every time (a merge of one input is a copy): result() may be called again,
+    // e.g. by a growing window frame, and must not change the runs
+    val s = if (all.isEmpty) ops.create() else ops.merge(all)
     if (_droppedWeight > 0 || _droppedMinTs != Long.MaxValue) {
       if (Long.MaxValue - s._count < _droppedWeight) throw new SketchException("total weight overflows 2^63 - 1")
       s._count += _droppedWeight

@@ -60,8 +60,8 @@ object Args {
       case l: Long => l
       case s: Short => s.toLong
       case b: Byte => b.toLong
-      case d: Decimal if d.scale == 0 || d.toBigDecimal.isWhole => d.toLong
-      case _ => throw new SketchException(s"$fn: argument '$name' must be an integer, got ${e.dataType.sql}")
+      case d: Decimal if (d.scale == 0 || d.toBigDecimal.isWhole) && d.toBigDecimal.isValidLong => d.toLong
+      case _ => throw new SketchException(s"$fn: argument '$name' must be an integer that fits in BIGINT, got ${e.dataType.sql} ${e.sql}")
     }
 
   def constString(e: Expression, fn: String, name: String, default: String): String =
@@ -123,7 +123,8 @@ object Args {
 
   def calendarMicros(c: CalendarInterval, what: String): Long = {
     if (c.months != 0) throw new SketchException(s"$what: months and years have no fixed length; use days, hours, minutes or seconds")
-    Math.addExact(Math.multiplyExact(c.days.toLong, 86400000000L), c.microseconds)
+    try Math.addExact(Math.multiplyExact(c.days.toLong, 86400000000L), c.microseconds)
+    catch { case _: ArithmeticException => throw new SketchException(s"$what: the interval is longer than 2^63 microseconds") }
   }
 
   /** The window length in ticks: NULL/'unbounded' = unbounded; INTERVAL or interval string for

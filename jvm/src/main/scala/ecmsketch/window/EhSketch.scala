@@ -24,8 +24,8 @@ final class EhSketch private (val spec: WindowSpec, val epsilon: Double, val pla
 
   /** Estimated weight in (now - range, now]; null range = the window, null now = last timestamp. */
   def count(range: java.lang.Long, now: java.lang.Long): Double = {
-    val x = boundary(range, now)
-    if (x == Long.MaxValue) 0.0 else hist.estimateAfter(x)
+    val lo = lowerBound(range, now)
+    if (lo == null) 0.0 else hist.estimateFrom(lo)
   }
 
   /** Certified relative error of every [[count]] answer at the current merge depth. */

@@ -4,7 +4,7 @@ import ecmsketch.SketchException
 
 /** Parameters of an exponential histogram.
   *
-  * Bucket rule (see docs/ALGORITHMS-NOTES.md, "EH bucket rule"): level i holds buckets of size 2^i.
+  * Bucket rule (see docs/DESIGN.md, "Exponential histogram"): level i holds buckets of size 2^i.
   * Level 0 keeps k0 = max(1, ceil(1/eps) - 1) or k0 + 1 buckets, every higher level k = ceil(1/(2 eps))
   * or k + 1 (the oldest level may hold fewer). With these caps every bucket j of size >= 2 satisfies
   * ECM's invariant 1, C_j <= 2 eps (1 + sum of the newer buckets), which gives (a) relative error
@@ -31,7 +31,6 @@ final case class EhConfig(epsilon: Double, window: Long) {
 
   @inline def maxAt(level: Int): Int = if (level == 0) k0 + 1 else k + 1
   @inline def minAt(level: Int): Int = if (level == 0) k0 else k
-  @inline def offset(level: Int): Int = if (level == 0) 0 else cap0 + (level - 1) * cap
   @inline def capAt(level: Int): Int = if (level == 0) cap0 else cap
   def unbounded: Boolean = window == Long.MaxValue
 }
@@ -61,10 +60,12 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   // hot-path copies of the configuration
   private[this] val unbounded = config.unbounded
   private[this] val window = config.window
-  private[this] val cap0 = config.cap0
   private[this] val max0 = config.maxAt(0)
 
-  private[window] var ends: Array[Long] = EmptyLongs
+  // One ring buffer per level, grown on demand (doubling up to the level's capacity), so memory
+  // is proportional to the buckets held; r0 caches level 0's ring for the insert path.
+  private[window] var rings: Array[Array[Long]] = EmptyRings
+  private var r0: Array[Long] = EmptyLongs
   private[window] var heads: Array[Int] = EmptyInts
   private[window] var sizes: Array[Int] = EmptyInts
   private[window] var levels: Int = 0 // levels in use: highest non-empty level + 1
@@ -83,54 +84,67 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   /** Number of retained buckets. */
   def bucketCount: Int = { var s = 0; var i = 0; while (i < levels) { s += sizes(i); i += 1 }; s }
   def levelCount: Int = levels
+  /** Timestamp slots allocated by the ring buffers (memory is proportional to the buckets held). */
+  def allocatedSlots: Int = { var s = 0; var i = 0; while (i < rings.length) { if (rings(i) != null) s += rings(i).length; i += 1 }; s }
   def sizeAt(level: Int): Int = if (level < levels) sizes(level) else 0
   /** End timestamp of the j-th oldest bucket of `level`. */
   def endAt(level: Int, j: Int): Long = {
-    val c = config.capAt(level)
+    val r = rings(level)
     var i = heads(level) + j
-    if (i >= c) i -= c
-    ends(config.offset(level) + i)
+    if (i >= r.length) i -= r.length
+    r(i)
   }
 
   // ---------------------------------------------------------------- ring buffer helpers
   private def ensureLevel(level: Int): Unit = {
     if (level >= EhConfig.MaxLevels) throw new SketchException("exponential histogram overflow: more than 2^63 weight")
     if (level >= allocLevels) {
-      val n = math.min(EhConfig.MaxLevels, math.max(level + 1, math.max(4, allocLevels * 2)))
-      val ne = new Array[Long](config.offset(n))
-      if (allocLevels > 0) {
-        // copy each ring into linear order starting at 0 so heads become 0
-        var l = 0
-        while (l < levels) {
-          val off = config.offset(l); val c = config.capAt(l); val h = heads(l); val s = sizes(l)
-          var j = 0
-          while (j < s) { ne(off + j) = ends(off + (h + j) % c); j += 1 }
-          l += 1
-        }
-      }
-      ends = ne
-      heads = new Array[Int](n)
+      val n = math.min(EhConfig.MaxLevels, math.max(level + 1, allocLevels * 2))
+      rings = java.util.Arrays.copyOf(rings, n)
+      heads = java.util.Arrays.copyOf(heads, n)
       sizes = java.util.Arrays.copyOf(sizes, n)
       allocLevels = n
     }
+    var l = 0
+    while (l <= level) {
+      if (rings(l) == null) { rings(l) = new Array[Long](math.min(4, config.capAt(l))); heads(l) = 0 }
+      l += 1
+    }
+    if (level == 0 || r0.length == 0) r0 = rings(0)
+  }
+
+  /** Doubles the ring of `level` (up to its capacity), laying the buckets out from index 0. */
+  private def growRing(level: Int): Array[Long] = {
+    val r = rings(level)
+    val n = math.min(config.capAt(level), math.max(4, 2 * r.length))
+    if (n <= r.length) throw new IllegalStateException(s"level $level ring is full")
+    val nr = new Array[Long](n)
+    val h = heads(level); val s = sizes(level)
+    var j = 0
+    while (j < s) { var i = h + j; if (i >= r.length) i -= r.length; nr(j) = r(i); j += 1 }
+    rings(level) = nr; heads(level) = 0
+    if (level == 0) r0 = nr
+    nr
   }
 
   @inline private def pushNewest(level: Int, ts: Long): Unit = {
-    val c = config.capAt(level)
-    var i = heads(level) + sizes(level)
-    if (i >= c) i -= c
-    ends(config.offset(level) + i) = ts
-    sizes(level) += 1
+    var r = rings(level)
+    val s = sizes(level)
+    if (s == r.length) r = growRing(level)
+    var i = heads(level) + s
+    if (i >= r.length) i -= r.length
+    r(i) = ts
+    sizes(level) = s + 1
   }
 
   @inline private def popOldest(level: Int): Unit = {
     var h = heads(level) + 1
-    if (h == config.capAt(level)) h = 0
+    if (h == rings(level).length) h = 0
     heads(level) = h
     sizes(level) -= 1
   }
 
-  @inline private def oldestEnd(level: Int): Long = ends(config.offset(level) + heads(level))
+  @inline private def oldestEnd(level: Int): Long = rings(level)(heads(level))
 
   // ---------------------------------------------------------------- updates
   private def checkOrder(ts: Long): Unit =
@@ -165,15 +179,17 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   /** Registers one arrival at `ts`. Amortized O(1), worst case O(log n). */
   def add(ts: Long): Unit = {
     if (ts < _lastTs) checkOrder(ts)
+    if (_total == Long.MaxValue) throw new SketchException("exponential histogram overflow: more than 2^63 - 1 weight")
     _lastTs = ts
     if (!unbounded) expire(ts)
     if (levels == 0) { ensureLevel(0); levels = 1; if (_lowerTs == Long.MaxValue) _lowerTs = ts }
-    if (_total == Long.MaxValue) throw new SketchException("exponential histogram overflow: more than 2^63 - 1 weight")
-    // level 0 starts at offset 0
-    var i0 = heads(0) + sizes(0)
-    if (i0 >= cap0) i0 -= cap0
-    ends(i0) = ts
-    val s0 = sizes(0) + 1
+    var r = r0
+    val s = sizes(0)
+    if (s == r.length) r = growRing(0)
+    var i0 = heads(0) + s
+    if (i0 >= r.length) i0 -= r.length
+    r(i0) = ts
+    val s0 = s + 1
     sizes(0) = s0
     _total += 1
     if (s0 > max0) cascade()
@@ -196,15 +212,15 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     */
   def add(ts: Long, v: Long): Unit = {
     if (v < 0) throw new SketchException(s"weight must be non-negative, got $v")
+    if (Long.MaxValue - _total < v) throw new SketchException("exponential histogram overflow: more than 2^63 - 1 weight")
     if (v <= SmallWeight) { // small weights: unit adds are cheaper than carrying runs
       if (v == 0) advanceTo(ts) else { var i = 0L; while (i < v) { add(ts); i += 1 } }
       return
     }
     checkOrder(ts)
+    if (Long.MaxValue - _total < v) throw new SketchException("exponential histogram overflow: more than 2^63 - 1 weight")
     _lastTs = ts
     expire(ts)
-    if (v == 0) return
-    if (Long.MaxValue - _total < v) throw new SketchException("exponential histogram overflow: more than 2^63 - 1 weight")
     if (levels == 0) { ensureLevel(0); levels = 1; if (_lowerTs == Long.MaxValue) _lowerTs = ts }
     _total += v
     // Incoming buckets for the current level: explicit ends `inc(0 until incN)` (oldest first),
@@ -229,18 +245,17 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
         val n = a.toLong + run
         val m = (n - maxK + 1) / 2 // pair merges; leaves n - 2m in {maxK - 1, maxK} = {k_i, k_i + 1}
         // The sequence, oldest first: seq(0 until a), then `run` buckets ending at ts.
-        if (seqBuf.length < a) seqBuf = new Array[Long](math.max(a, 2 * config.cap0))
+        if (seqBuf.length < a) seqBuf = new Array[Long](math.max(a, 2 * seqBuf.length))
         val seq = seqBuf
         var j = 0
-        val off = config.offset(level); val c = config.capAt(level); val h = heads(level)
-        while (j < s) { seq(j) = ends(off + (h + j) % c); j += 1 }
+        while (j < s) { seq(j) = endAt(level, j); j += 1 }
         j = 0
         while (j < incN) { seq(s + j) = inc(j); j += 1 }
         // pair p merges seq(2p) and seq(2p+1); its end is the newer one, seq(2p+1) or ts
         val explicitPairs = math.min(m, (a / 2).toLong).toInt
         var out = if (inc eq bufP) bufQ else bufP
         if (out.length < explicitPairs) {
-          out = new Array[Long](math.max(explicitPairs, 2 * config.cap0))
+          out = new Array[Long](math.max(explicitPairs, 2 * out.length))
           if (inc eq bufP) bufQ = out else bufP = out
         }
         j = 0
@@ -267,53 +282,56 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
 
   // ---------------------------------------------------------------- queries
 
-  /** Locates the straddling bucket for boundary x (elements with ts > x are in range). Returns the
-    * weight of the buckets wholly in range in `out(0)`, the size of the straddling bucket in
-    * `out(1)` (0 if none, in which case the answer is exact), via the returned packed pair.
+  /** Locates the straddling bucket for the range ts >= lo. Returns the weight of the buckets wholly
+    * in range and the size of the straddling bucket (0 if none, in which case the answer is exact).
     */
-  private def locate(x: Long): (Long, Long) = {
+  private def locate(lo: Long): (Long, Long) = {
     var sum = 0L
     var l = 0
     while (l < levels) {
       val s = sizes(l)
-      if (oldestEnd(l) > x) {
+      if (oldestEnd(l) >= lo) {
         sum += s.toLong << l
         l += 1
       } else {
-        // binary search: number of buckets of level l with end > x (they are the newest ones)
-        var lo = 0; var hi = s // invariant: buckets [0, lo) have end <= x; [hi, s) have end > x
-        while (lo < hi) {
-          val mid = (lo + hi) >>> 1
-          if (endAt(l, mid) > x) hi = mid else lo = mid + 1
+        // binary search: number of buckets of level l with end >= lo (they are the newest ones)
+        var a = 0; var b = s // invariant: buckets [0, a) end before lo; [b, s) end at or after lo
+        while (a < b) {
+          val mid = (a + b) >>> 1
+          if (endAt(l, mid) >= lo) b = mid else a = mid + 1
         }
-        val inLevel = s - lo
+        val inLevel = s - a
         if (inLevel > 0) return (sum + ((inLevel - 1).toLong << l), 1L << l)
         if (l == 0) return (0L, 0L)
         return (sum - (1L << (l - 1)), 1L << (l - 1))
       }
     }
-    // every bucket ends after x; the oldest one straddles x unless x < lowerTs
+    // every bucket ends at or after lo; the oldest one straddles lo unless lo <= lowerTs
     if (levels == 0) return (0L, 0L)
     val top = levels - 1
-    if (x < _lowerTs) (sum, 0L) else (sum - (1L << top), 1L << top)
+    if (lo <= _lowerTs) (sum, 0L) else (sum - (1L << top), 1L << top)
   }
 
-  /** Known interval [lo, hi] of the weight with timestamps in (x, +inf). */
-  def boundsAfter(x: Long): (Long, Long) = {
-    val (s, q) = locate(x)
+  /** Known interval [low, high] of the weight with timestamps >= lo. */
+  def boundsFrom(lo: Long): (Long, Long) = {
+    val (s, q) = locate(lo)
     if (q == 0) (s, s) else (s + 1, s + q)
   }
 
-  /** Estimate of the weight with timestamps in (x, +inf): the midpoint of the known interval. */
-  def estimateAfter(x: Long): Double = {
-    val (s, q) = locate(x)
+  /** Estimate of the weight with timestamps >= lo: the midpoint of the known interval. */
+  def estimateFrom(lo: Long): Double = {
+    val (s, q) = locate(lo)
     if (q == 0) s.toDouble else s.toDouble + (q + 1).toDouble / 2.0
   }
+
+  /** Weight with timestamps > x (tests and callers that think in exclusive boundaries). */
+  def estimateAfter(x: Long): Double = if (x == Long.MaxValue) 0.0 else estimateFrom(x + 1)
+  def boundsAfter(x: Long): (Long, Long) = if (x == Long.MaxValue) (0L, 0L) else boundsFrom(x + 1)
 
   /** Estimate for the range (now - r, now]; r in [0, N], now >= last timestamp. */
   def estimate(range: Long, now: Long): Double = {
     ExpHistogram.checkQuery(config.window, range, now, _lastTs)
-    if (range == 0) 0.0 else estimateAfter(ExpHistogram.boundary(now, range))
+    if (range == 0) 0.0 else estimateFrom(ExpHistogram.lowerBound(now, range))
   }
 
   /** Buckets from oldest to newest as (size, end) pairs; used by merge and serialization. */
@@ -363,7 +381,8 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   /** A deep copy. */
   def copy(): ExpHistogram = {
     val h = new ExpHistogram(config)
-    h.ends = ends.clone(); h.heads = heads.clone(); h.sizes = sizes.clone()
+    h.rings = rings.map(r => if (r == null) null else r.clone()); h.heads = heads.clone(); h.sizes = sizes.clone()
+    h.r0 = if (h.rings.length > 0 && h.rings(0) != null) h.rings(0) else EmptyLongs
     h.levels = levels; h.allocLevels = allocLevels
     h._total = _total; h._lowerTs = _lowerTs; h._lastTs = _lastTs
     h
@@ -372,7 +391,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   /** Rebuilds the state from decoded parts (ends per level, oldest first). Validates invariants. */
   private[ecmsketch] def restore(levelEnds: Array[Array[Long]], lowerTs: Long, lastTs: Long): Unit = {
     val n = levelEnds.length
-    levels = 0; allocLevels = 0; ends = EmptyLongs; heads = EmptyInts; sizes = EmptyInts; _total = 0
+    levels = 0; allocLevels = 0; rings = EmptyRings; r0 = EmptyLongs; heads = EmptyInts; sizes = EmptyInts; _total = 0
     if (n > 0) {
       ensureLevel(n - 1)
       var l = 0
@@ -380,14 +399,14 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
       while (l < n) {
         val e = levelEnds(l)
         if (e.length > config.maxAt(l)) throw new SketchException(s"level $l holds ${e.length} buckets, more than ${config.maxAt(l)}")
-        var j = 0
-        while (j < e.length) { pushNewest(l, e(j)); j += 1 }
+        rings(l) = java.util.Arrays.copyOf(e, math.max(1, e.length)); heads(l) = 0; sizes(l) = e.length
         t += e.length.toLong << l
         if (t < 0) throw new SketchException("bucket weights overflow")
         l += 1
       }
       levels = n
     }
+    r0 = if (n > 0) rings(0) else EmptyLongs
     _total = total0(levelEnds)
     _lowerTs = if (n == 0) Long.MaxValue else lowerTs
     _lastTs = lastTs
@@ -412,11 +431,18 @@ object ExpHistogram {
   /** Weights up to this are added as unit arrivals (same state, faster than the run carry). */
   final val SmallWeight = 16L
   private val EmptyLongs = new Array[Long](0)
+  private val EmptyRings = new Array[Array[Long]](0)
   private val EmptyInts = new Array[Int](0)
 
-  /** The boundary x of the range (now - r, now], saturating at Long.MinValue. */
-  @inline def boundary(now: Long, range: Long): Long =
-    if (now < 0 && range > now - Long.MinValue) Long.MinValue else now - range
+  /** The first timestamp of the range (now - r, now] for r >= 1, i.e. now - r + 1, saturating at
+    * Long.MinValue (which is exact: every timestamp is >= Long.MinValue). The range Long.MaxValue
+    * (only an unbounded window admits it; it is an unbounded window's default) means all time.
+    */
+  @inline def lowerBound(now: Long, range: Long): Long = {
+    if (range == Long.MaxValue) return Long.MinValue // the unbounded range: all time
+    val d = range - 1
+    if (java.lang.Long.compareUnsigned(now - Long.MinValue, d) < 0) Long.MinValue else now - d
+  }
 
   /** Validates a query: 0 <= r <= N and now >= the last timestamp. */
   def checkQuery(window: Long, range: Long, now: Long, lastTs: Long): Unit = {

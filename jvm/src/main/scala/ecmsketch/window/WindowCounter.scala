@@ -9,8 +9,8 @@ import ecmsketch.format.{ByteReader, ByteWriter}
 trait WindowCounter {
   def add(ts: Long): Unit
   def add(ts: Long, v: Long): Unit
-  /** Estimate of the weight with timestamps in (x, +inf). */
-  def estimateAfter(x: Long): Double
+  /** Estimate of the weight with timestamps >= lo. */
+  def estimateFrom(lo: Long): Double
   def isEmpty: Boolean
   def lastTs: Long
   /** Moves the clock to `now` (>= lastTs), dropping what lies wholly before the window. */
@@ -119,10 +119,10 @@ final class EhCells(val config: EhConfig) extends CellFamily {
     }
   }
 
+  /** a + delta with delta read as unsigned (timestamps may span more than 2^63). */
   private def addTs(a: Long, delta: Long, what: String): Long = {
-    val r = a + delta
-    if (delta < 0 || r < a) throw new SketchException(s"corrupt sketch: $what overflows")
-    r
+    if (java.lang.Long.compareUnsigned(delta, Long.MaxValue - a) > 0) throw new SketchException(s"corrupt sketch: $what overflows")
+    a + delta
   }
 
   override def equals(o: Any): Boolean = o match { case e: EhCells => e.config == config; case _ => false }
