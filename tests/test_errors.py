@@ -67,6 +67,8 @@ SQL_CASES = [
      ["must be an integer that fits in BIGINT"]),
     ("window_interval_overflow", "SELECT ecm_agg(key, tsx, '106751992 days') FROM err_rows",
      ["longer than 2^63 microseconds"]),
+    ("count_window_repeated_sequence", "SELECT ecm_agg(k, t, 100, window_type => 'count') FROM (SELECT /*+ REPARTITION(1) */ * FROM VALUES ('a', 1L), ('b', 1L) AS v(k, t))",
+     ["count-based windows take unique arrival sequence numbers"]),
     ("month_interval_range", "SELECT ecm_total(t, INTERVAL '1' MONTH) FROM err_sk", ["months and years have no fixed length"]),
     ("bad_interval_string", "SELECT ecm_total(t, 'ten minutes') FROM err_sk", ["cannot parse 'ten minutes'"]),
     ("negative_window", "SELECT ecm_agg(key, ts, -5) FROM err_rows", ["window must be positive"]),

@@ -17,8 +17,9 @@ from conftest import make_stream, rows_df
 def fn_df(spark):
     s = make_stream(seed=77, n=8_000, distinct=60, span=3_000, max_value=5, prefix="f")
     grp = np.arange(len(s)) % 3
-    df = rows_df(spark, {"key": s.keys, "ts": s.ts, "value": s.values, "grp": grp},
-                 "key string, ts bigint, value bigint, grp int", partitions=1)
+    # seq: the arrival sequence number (unique), for count-based windows
+    df = rows_df(spark, {"key": s.keys, "ts": s.ts, "value": s.values, "grp": grp, "seq": np.arange(len(s))},
+                 "key string, ts bigint, value bigint, grp int, seq bigint", partitions=1)
     df = df.selectExpr("*", "timestamp_micros(1700000000000000 + ts * 1000000) AS tsx",
                        "CAST(substring(key, 2) AS BIGINT) AS ik")
     df.createOrReplaceTempView("fn_rows")
@@ -30,21 +31,21 @@ def test_aggregates_match_sql_bytes(spark, fn_df):
     py = fn_df.agg(
         F.ecm_agg("key", "ts", 2000, 0.05, 0.02, value="value", seed=123, merge_levels=1).alias("a"),
         F.ecm_agg(SF.col("ik"), "ts", 1000, optimize_for="inner_product").alias("b"),
-        F.ecm_agg("key", "ts", 500, window_type="count").alias("c"),
+        F.ecm_agg("key", "seq", 500, window_type="count").alias("c"),
         F.ecm_agg("key", "tsx", dt.timedelta(minutes=20)).alias("d"),
         F.ecm_agg("key", "tsx", "20 minutes", 0.1).alias("d2"),
         F.eh_agg("ts", 2000, 0.03, value="value").alias("e"),
-        F.eh_agg("ts", 300, window_type="count", merge_levels=2).alias("f"),
+        F.eh_agg("seq", 300, window_type="count", merge_levels=2).alias("f"),
         F.ecm_agg("key", "ts").alias("g"),
     ).collect()[0]
     sql = spark.sql("""
         SELECT ecm_agg(key, ts, 2000, 0.05, 0.02, value => value, seed => 123, merge_levels => 1) AS a,
                ecm_agg(ik, ts, 1000, optimize_for => 'inner_product') AS b,
-               ecm_agg(key, ts, 500, window_type => 'count') AS c,
+               ecm_agg(key, seq, 500, window_type => 'count') AS c,
                ecm_agg(key, tsx, INTERVAL '20' MINUTE) AS d,
                ecm_agg(key, tsx, '20 minutes', 0.1) AS d2,
                eh_agg(ts, 2000, 0.03, value => value) AS e,
-               eh_agg(ts, 300, window_type => 'count', merge_levels => 2) AS f,
+               eh_agg(seq, 300, window_type => 'count', merge_levels => 2) AS f,
                ecm_agg(key, ts) AS g
         FROM fn_rows""").collect()[0]
     for name in ("a", "b", "c", "d", "d2", "e", "f", "g"):
