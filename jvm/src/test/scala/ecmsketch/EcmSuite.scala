@@ -179,4 +179,22 @@ class EcmSuite extends AnyFunSuite {
     assert(intercept[SketchException](s.addSortedBatch(Array.fill(1000)(1L), ts, Array.fill(1000)(1L), 0, 1000))
       .getMessage.contains("non-decreasing"))
   }
+
+  test("merge laws: commutative (same bytes), empty sketches are an identity, a single input is an exact copy") {
+    val rnd = new Random(909)
+    val sites = (0 until 5).map { i =>
+      val s = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, 4L)
+      build(s, stream(rnd, 500, 80, start = i * 7L), new Oracle)
+    }
+    val enc = (s: EcmSketch) => format.SketchCodec.encode(s).toSeq
+    val m = EcmSketch.merge(sites)
+    for (_ <- 0 until 5) assert(enc(EcmSketch.merge(rnd.shuffle(sites))) == enc(m))
+    val empty = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, 4L)
+    assert(enc(EcmSketch.merge(sites :+ empty :+ empty)) == enc(m))
+    assert(enc(EcmSketch.merge(Seq(sites.head, empty))) == enc(sites.head))
+    assert(EcmSketch.merge(Seq(sites.head)).mergeDepth == 0)
+    // regrouping changes only the depth, and the reported bound follows it
+    val regrouped = EcmSketch.merge(Seq(EcmSketch.merge(sites.take(2)), EcmSketch.merge(sites.drop(2))))
+    assert(regrouped.mergeDepth == 2 && regrouped.pointErrorBound > m.pointErrorBound)
+  }
 }
