@@ -16,6 +16,7 @@ _api: Any = None
 
 
 def scala_library() -> List[str]:
+    """Jars of the Scala 2.13 library: ECMSKETCH_SCALA_LIB, or the one pyspark ships."""
     env = os.environ.get("ECMSKETCH_SCALA_LIB")
     if env:
         return [p for p in env.split(os.pathsep) if p]

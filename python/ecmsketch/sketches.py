@@ -125,6 +125,7 @@ class _Sketch:
 
     @property
     def merge_depth(self) -> int:
+        """Levels of order-preserving merge behind this sketch (0 for a sketch built directly)."""
         return int(self._j.mergeDepth())
 
     @property
