@@ -10,7 +10,7 @@ same arguments.
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, Optional, Union
 
 import numpy as np
 

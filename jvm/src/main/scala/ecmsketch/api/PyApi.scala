@@ -64,6 +64,4 @@ object PyApi {
     val m = SketchDescription.describe(s, encode(s).length)
     SketchDescription.fields.map(f => m(f).asInstanceOf[AnyRef]).toArray
   }
-
-  def nullLong: java.lang.Long = null
 }

@@ -410,8 +410,4 @@ object EcmSketch {
       true
     } catch { case _: CharacterCodingException => false }
 
-  private[ecmsketch] def ehConfig(p: EcmParams): EhConfig = familyFor(p) match {
-    case e: EhCells => e.config
-    case _ => throw new SketchException("not an EH-cell sketch")
-  }
 }
