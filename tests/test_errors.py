@@ -210,3 +210,21 @@ WRAPPER_CASES = [
 def test_wrapper_errors(spark, err_views, build, phrases):
     rows, sk = err_views
     expect_error(lambda: build(rows, sk).collect(), *phrases)
+
+
+@pytest.mark.parametrize("sql, phrase", [
+    ("SELECT ecm_agg(id, id, value => id - 5) FROM range(10)", "ecm_agg: weight must be non-negative"),
+    ("SELECT ecm_point(cast('garbage!' AS BINARY), 'k')", "not an ecmsketch sketch"),
+    ("SELECT ecm_merge(s) FROM (SELECT ecm_agg(id, id, 100, seed => 1) AS s FROM range(2) "
+     "UNION ALL SELECT ecm_agg(id, id, 100, seed => 2) FROM range(2))",
+     "ecm_merge: cannot merge ECM-sketches with different parameters"),
+])
+def test_data_errors_reach_python_as_one_line_errors(spark, sql, phrase):
+    """Errors found while processing data are classified Spark errors with a one-line message,
+    not a Java stack trace from inside a task."""
+    from pyspark.errors import PySparkException
+    with pytest.raises(PySparkException) as ei:
+        spark.sql(sql).collect()
+    text = str(ei.value)
+    assert phrase in text and "USER_RAISED_EXCEPTION" in text
+    assert len(text.splitlines()) <= 2, text

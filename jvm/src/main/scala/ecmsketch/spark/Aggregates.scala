@@ -24,6 +24,20 @@ private[spark] object Checks {
     catch { case e: SketchException => TypeCheckResult.TypeCheckFailure(e.getMessage) }
 }
 
+/** Turns a [[SketchException]] raised while processing data (a negative weight, corrupt or
+  * mismatched sketch bytes) into Spark's USER_RAISED_EXCEPTION, which reaches SQL and Python users
+  * as a one-line error naming the function and the problem instead of a task stack trace.
+  */
+private[spark] object DataErrors {
+  @inline def apply[T](fn: String)(body: => T): T =
+    try body
+    catch {
+      case e: SketchException =>
+        val msg = if (e.getMessage.startsWith(fn + ":")) e.getMessage else s"$fn: ${e.getMessage}"
+        throw org.apache.spark.sql.ecmsketch.ErrorShim.userError(msg, e)
+    }
+}
+
 /** Shared plumbing of the aggregates that build a sketch from rows ([[Ingest]] buffers):
   * window and timestamp handling, optional weights, and the Spark buffer life cycle.
   */
@@ -54,10 +68,10 @@ abstract class IngestAgg[S <: WindowSketch] extends TypedImperativeAggregate[Ing
     buffer.add(fp, Args.longOf(t), v)
   }
 
-  override def merge(buffer: Ingest[S], input: Ingest[S]): Ingest[S] = { buffer.absorb(input); buffer }
-  override def eval(buffer: Ingest[S]): Any = ops.encode(buffer.result())
-  override def serialize(buffer: Ingest[S]): Array[Byte] = buffer.serialize()
-  override def deserialize(bytes: Array[Byte]): Ingest[S] = Ingest.deserialize(ops, spec.window, bytes)
+  override def merge(buffer: Ingest[S], input: Ingest[S]): Ingest[S] = DataErrors(fn) { buffer.absorb(input); buffer }
+  override def eval(buffer: Ingest[S]): Any = DataErrors(fn) { ops.encode(buffer.result()) }
+  override def serialize(buffer: Ingest[S]): Array[Byte] = DataErrors(fn) { buffer.serialize() }
+  override def deserialize(bytes: Array[Byte]): Ingest[S] = DataErrors(fn) { Ingest.deserialize(ops, spec.window, bytes) }
   override def nullable: Boolean = false
   override def dataType: DataType = BinaryType
   override def defaultResult: Option[Literal] = Option(Literal.create(eval(createAggregationBuffer()), BinaryType))
@@ -93,7 +107,7 @@ case class EcmAgg(key: Expression, ts: Expression, window: Expression, epsilon: 
     keyKind; Args.checkValue(value, fn); spec; plan; hashSeed
   }
 
-  override def update(buffer: Ingest[EcmSketch], input: InternalRow): Ingest[EcmSketch] = {
+  override def update(buffer: Ingest[EcmSketch], input: InternalRow): Ingest[EcmSketch] = DataErrors(fn) {
     val k = key.eval(input)
     if (k != null) {
       val fp = keyKind match {
@@ -129,7 +143,8 @@ case class EhAgg(ts: Expression, window: Expression, epsilon: Expression, value:
     Args.checkValue(value, fn); spec; Planner.checkEpsilon(eps); ops.create()
   }
 
-  override def update(buffer: Ingest[EhSketch], input: InternalRow): Ingest[EhSketch] = { addRow(buffer, 0L, input); buffer }
+  override def update(buffer: Ingest[EhSketch], input: InternalRow): Ingest[EhSketch] =
+    DataErrors(fn) { addRow(buffer, 0L, input); buffer }
 
   override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
   override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
@@ -197,7 +212,9 @@ abstract class SketchMergeAgg[S <: WindowSketch] extends TypedImperativeAggregat
     }
   }
 
-  override def update(buffer: MergeBuffer, input: InternalRow): MergeBuffer = {
+  override def update(buffer: MergeBuffer, input: InternalRow): MergeBuffer = DataErrors(prettyName)(updateRow(buffer, input))
+
+  private def updateRow(buffer: MergeBuffer, input: InternalRow): MergeBuffer = {
     val v = child.eval(input)
     if (v == null) return buffer
     val bytes = v.asInstanceOf[Array[Byte]]
@@ -214,18 +231,19 @@ abstract class SketchMergeAgg[S <: WindowSketch] extends TypedImperativeAggregat
     }
   }
 
-  override def merge(buffer: MergeBuffer, input: MergeBuffer): MergeBuffer = {
+  override def merge(buffer: MergeBuffer, input: MergeBuffer): MergeBuffer = DataErrors(prettyName) {
     input.parts.foreach { p => check(buffer, decode(p)); add(buffer, p) }
     buffer
   }
 
-  override def eval(buffer: MergeBuffer): Any =
+  override def eval(buffer: MergeBuffer): Any = DataErrors(prettyName) {
     if (buffer.parts.isEmpty) null
     else if (buffer.parts.size == 1) buffer.parts.head
     else encode(mergeAll(buffer.parts.toSeq.map(decode)))
+  }
 
   override def serialize(buffer: MergeBuffer): Array[Byte] = MergeBuffer.serialize(buffer)
-  override def deserialize(bytes: Array[Byte]): MergeBuffer = MergeBuffer.deserialize(bytes)
+  override def deserialize(bytes: Array[Byte]): MergeBuffer = DataErrors(prettyName) { MergeBuffer.deserialize(bytes) }
   override def nullable: Boolean = true
   override def dataType: DataType = BinaryType
 }

@@ -53,7 +53,9 @@ abstract class SketchScalar extends Expression with CodegenFallback {
     checkArgs()
   }
 
-  override def eval(input: InternalRow): Any = {
+  override def eval(input: InternalRow): Any = DataErrors(prettyName)(evalSketches(input))
+
+  private def evalSketches(input: InternalRow): Any = {
     val sk = new Array[Array[Byte]](sketchArgs)
     var i = 0
     while (i < sketchArgs) {
