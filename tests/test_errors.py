@@ -157,12 +157,14 @@ def test_valid_neighbours_of_error_cases(spark, err_views):
     """The boundaries of the refused inputs are accepted (so the error tests test the checks)."""
     row = spark.sql("""
         SELECT ecm_point(b, '123') AS a, ecm_point(b, 123) AS b2, ecm_point(b, '-7') AS c, ecm_point(b, -7) AS d,
-               ecm_total(s, 1000) AS full, ecm_total(s, 0) AS zero, ecm_point(s, 'k1', 10, 399) AS now_eq_last,
+               ecm_total(s, 1000) AS full, ecm_total(s, 0) AS zero, ecm_point(s, 'k1', 10, 399) AS now_eq_last, ecm_point(s, 'k1', 10) AS default_now,
+               sketch_info(s).last_ts AS last,
                ecm_point(t, 'k1', INTERVAL '10' MINUTE) AS tw,
                ecm_point(s, X'6B31') AS bin_utf8, ecm_point(s, 'k1') AS str_key
         FROM err_sk""").collect()[0]
     assert row.a == row.b2 and row.c == row.d
-    assert row.full > 0 and row.zero == 0.0 and row.now_eq_last >= 0
+    assert row.full > 0 and row.zero == 0.0
+    assert row.last == 399 and row.now_eq_last == row.default_now
     assert row.bin_utf8 == row.str_key > 0
     # a single count-based sketch "merges" with itself alone, and with NULLs
     one = spark.sql("""SELECT ecm_merge(x) AS m FROM (SELECT c AS x FROM err_sk UNION ALL SELECT NULL)""").collect()[0].m

@@ -51,6 +51,8 @@ abstract class IngestAgg[S <: WindowSketch] extends TypedImperativeAggregate[Ing
 
   protected final def fn: String = prettyName
   override def sql(isDistinct: Boolean): String = Args.callSql(prettyName, children)
+  /** Also used by analysis errors: omitted options are not shown as NULLs. */
+  override def sql: String = Args.callSql(prettyName, children)
   protected lazy val countWindow: Boolean = WindowSpec.parseType(Args.constString(windowType, fn, "window_type", "time"))
   protected lazy val tsMicros: Boolean = Args.checkTs(ts, fn, countWindow)
   protected lazy val spec: WindowSpec = WindowSpec(countWindow, tsMicros, Args.window(window, fn, tsMicros))
