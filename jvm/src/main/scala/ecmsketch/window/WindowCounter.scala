@@ -38,8 +38,12 @@ trait CellFamily {
 
 object CellFamily {
   final val ExpHistogramId = 1
+  final val DetWaveId = 2
+  final val RandWaveId = 3
   def name(id: Int): String = id match {
     case ExpHistogramId => "eh"
+    case DetWaveId => "dwave"
+    case RandWaveId => "rwave"
     case other => s"unknown($other)"
   }
   /** The family for a cell kind id read from bytes. */
