@@ -3,8 +3,8 @@
 * :func:`configure` adds the bundled jar and the SQL extension to a ``SparkSession.Builder``;
   :func:`register` registers the SQL functions on a running session.
 * :mod:`ecmsketch.functions` has typed PySpark wrappers for every SQL function.
-* :class:`EcmSketch` and :class:`ExpHistogram` read, query and merge serialized sketches without
-  Spark (through JPype).
+* :class:`EcmSketch`, :class:`ExpHistogram`, :class:`DetWave` and :class:`DistinctSketch` read,
+  query and merge serialized sketches without Spark (through JPype).
 """
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ __version__ = "0.1.0"
 EXTENSION_CLASS = "ecmsketch.spark.EcmSketchExtensions"
 
 __all__ = [
-    "configure", "register", "jar_path", "EXTENSION_CLASS", "SketchError", "EcmSketch", "ExpHistogram",
+    "configure", "register", "jar_path", "EXTENSION_CLASS", "SketchError", "EcmSketch", "ExpHistogram", "DetWave",
+    "DistinctSketch",
 ]
 
 
@@ -64,11 +65,11 @@ def register(spark: Any) -> None:
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("EcmSketch", "ExpHistogram"):
+    if name in ("EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch"):
         from . import sketches
         return getattr(sketches, name)
     raise AttributeError(name)
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .sketches import EcmSketch, ExpHistogram  # noqa: F401
+    from .sketches import DetWave, DistinctSketch, EcmSketch, ExpHistogram  # noqa: F401

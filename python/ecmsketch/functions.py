@@ -23,7 +23,8 @@ Now = Union[None, int, _dt.datetime, Column]
 
 __all__ = [
     "ecm_agg", "ecm_merge", "eh_agg", "eh_merge", "ecm_point", "ecm_inner_product", "ecm_self_join",
-    "ecm_total", "eh_count", "sketch_info",
+    "ecm_total", "eh_count", "sketch_info", "dwave_agg", "dwave_merge", "dwave_count", "distinct_agg",
+    "distinct_merge", "distinct_count",
 ]
 
 
@@ -45,7 +46,8 @@ def _v(x: Optional[ColumnOrName]) -> Column:
 def ecm_agg(key: ColumnOrName, ts: ColumnOrName, window: Window = None, epsilon: Optional[float] = None,
             delta: Optional[float] = None, *, value: Optional[ColumnOrName] = None,
             window_type: Optional[str] = None, seed: Optional[int] = None, optimize_for: Optional[str] = None,
-            merge_levels: Optional[int] = None) -> Column:
+            merge_levels: Optional[int] = None, cell: Optional[str] = None,
+            max_arrivals: Optional[int] = None) -> Column:
     """ECM-sketch (BINARY) of the group's rows over a sliding window.
 
     :param key: STRING, BINARY, INT or BIGINT column.
@@ -60,9 +62,12 @@ def ecm_agg(key: ColumnOrName, ts: ColumnOrName, window: Window = None, epsilon:
     :param seed: hash seed; sketches merge only with the same seed.
     :param optimize_for: ``'point'`` (default) or ``'inner_product'`` (also self-join).
     :param merge_levels: cross-site merge levels to budget for (default 0).
+    :param cell: ``'eh'`` (default), ``'dwave'`` or ``'rwave'`` (point queries only).
+    :param max_arrivals: for ``'dwave'`` cells, a bound on the weight in any window (default none).
     """
     return call_function("ecm_agg", _c(key), _c(ts), _p(window), _p(epsilon), _p(delta), _v(value),
-                         _p(window_type), _p(seed), _p(optimize_for), _p(merge_levels))
+                         _p(window_type), _p(seed), _p(optimize_for), _p(merge_levels), _p(cell),
+                         _p(max_arrivals))
 
 
 def ecm_merge(sketch: ColumnOrName) -> Column:
@@ -112,3 +117,41 @@ def eh_count(sketch: ColumnOrName, range: Window = None, now: Now = None) -> Col
 def sketch_info(sketch: ColumnOrName) -> Column:
     """STRUCT describing a sketch: kind, parameters, merge depth, certified bounds, timestamps, size."""
     return call_function("sketch_info", _c(sketch))
+
+
+def dwave_agg(ts: ColumnOrName, window: Window = None, epsilon: Optional[float] = None, *,
+              value: Optional[ColumnOrName] = None, max_arrivals: Optional[int] = None,
+              window_type: Optional[str] = None, merge_levels: Optional[int] = None) -> Column:
+    """Deterministic wave (BINARY) counting the group's rows, or summing ``value`` (the sum wave),
+    over a window. ``max_arrivals`` bounds the weight in any window (default: no bound)."""
+    return call_function("dwave_agg", _c(ts), _p(window), _p(epsilon), _v(value), _p(max_arrivals),
+                         _p(window_type), _p(merge_levels))
+
+
+def dwave_merge(sketch: ColumnOrName) -> Column:
+    """Order-preserving merge of the deterministic waves in a group; NULLs ignored."""
+    return call_function("dwave_merge", _c(sketch))
+
+
+def dwave_count(sketch: ColumnOrName, range: Window = None, now: Now = None) -> Column:
+    """Estimated count (or sum) of a deterministic wave over the range (DOUBLE)."""
+    return call_function("dwave_count", _c(sketch), _p(range), _p(now))
+
+
+def distinct_agg(value: ColumnOrName, ts: ColumnOrName, window: Window = None, epsilon: Optional[float] = None,
+                 delta: Optional[float] = None, *, window_type: Optional[str] = None,
+                 seed: Optional[int] = None) -> Column:
+    """Mergeable sliding-window distinct-count sketch (BINARY) of a STRING, BINARY, INT or BIGINT
+    column (defaults: epsilon 0.1, delta 0.05)."""
+    return call_function("distinct_agg", _c(value), _c(ts), _p(window), _p(epsilon), _p(delta),
+                         _p(window_type), _p(seed))
+
+
+def distinct_merge(sketch: ColumnOrName) -> Column:
+    """Lossless merge of the distinct-count sketches in a group; NULLs ignored."""
+    return call_function("distinct_merge", _c(sketch))
+
+
+def distinct_count(sketch: ColumnOrName, range: Window = None, now: Now = None) -> Column:
+    """Estimated number of distinct values seen in ``(now - range, now]`` (DOUBLE)."""
+    return call_function("distinct_count", _c(sketch), _p(range), _p(now))

@@ -18,7 +18,7 @@ from . import SketchError
 from . import _jvm
 from ._units import RangeLike, TimeLike, datetime_micros, range_ticks, time_ticks, window_ticks
 
-__all__ = ["EcmSketch", "ExpHistogram", "DEFAULT_SEED"]
+__all__ = ["EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch", "DEFAULT_SEED"]
 
 #: The default hash seed, the same as SQL's ``ecm_agg``.
 DEFAULT_SEED = 0x5EED5EED
@@ -155,6 +155,44 @@ class _Sketch:
         return order, ts, (None if vs is None else vs[order])
 
 
+def _micros_and_type(timestamps: str, window_type: str) -> bool:
+    if timestamps not in ("ticks", "timestamp"):
+        raise SketchError(f"timestamps must be 'ticks' or 'timestamp', got {timestamps!r}")
+    if window_type not in ("time", "count"):
+        raise SketchError(f"window_type must be 'time' or 'count', got {window_type!r}")
+    return timestamps == "timestamp"
+
+
+def _levels(merge_levels: Any) -> int:
+    if isinstance(merge_levels, bool) or not isinstance(merge_levels, int) or merge_levels < 0:
+        raise SketchError(f"merge_levels must be a non-negative int, got {merge_levels!r}")
+    return 1 + merge_levels
+
+
+def _arrivals(max_arrivals: Any) -> int:
+    """max_arrivals for the JVM: a positive int, or 0 for "no bound"."""
+    if max_arrivals is None:
+        return 0
+    u = _int(max_arrivals, "max_arrivals")
+    if u <= 0:
+        raise SketchError(f"max_arrivals must be a positive integer, got {u}")
+    return u
+
+
+def _decode(fn_name: str, data: Any):
+    import jpype
+    return _call(getattr(_jvm.api(), fn_name), jpype.JArray(jpype.JByte)(_as_bytes(data)))
+
+
+def _merge_all(cls: Any, jclass: str, api_fn: str, sketches: Iterable[Any], what: str) -> Any:
+    import jpype
+    items = [s._j if isinstance(s, cls) else cls.from_bytes(s)._j for s in sketches if s is not None]
+    if not items:
+        raise SketchError(f"merge needs at least one {what}")
+    arr = jpype.JArray(jpype.JClass(jclass))(items)
+    return cls(_call(getattr(_jvm.api(), api_fn), arr))
+
+
 class EcmSketch(_Sketch):
     """An ECM-sketch: Count-Min array of sliding-window counters. Point, inner-product, self-join and
     total queries over any range within the window, mergeable order-preservingly across sites."""
@@ -165,30 +203,29 @@ class EcmSketch(_Sketch):
     @classmethod
     def create(cls, epsilon: float = 0.05, delta: float = 0.01, window: Optional[RangeLike] = None, *,
                window_type: str = "time", timestamps: str = "ticks", optimize_for: str = "point",
-               merge_levels: int = 0, seed: int = DEFAULT_SEED) -> "EcmSketch":
+               merge_levels: int = 0, seed: int = DEFAULT_SEED, cell: str = "eh",
+               max_arrivals: Optional[int] = None) -> "EcmSketch":
         """A new empty sketch.
 
         :param timestamps: ``'ticks'`` (integers) or ``'timestamp'`` (microseconds, as SQL TIMESTAMP;
             then ``window`` and ranges may be timedeltas or strings such as ``'10 minutes'``).
+        :param cell: ``'eh'`` (exponential histograms, default), ``'dwave'`` (deterministic waves) or
+            ``'rwave'`` (randomized waves: point queries only).
+        :param max_arrivals: for ``'dwave'`` cells, an upper bound on the weight in any window
+            (default: no bound).
         """
-        if timestamps not in ("ticks", "timestamp"):
-            raise SketchError(f"timestamps must be 'ticks' or 'timestamp', got {timestamps!r}")
-        micros = timestamps == "timestamp"
-        if window_type not in ("time", "count"):
-            raise SketchError(f"window_type must be 'time' or 'count', got {window_type!r}")
+        micros = _micros_and_type(timestamps, window_type)
         w = window_ticks(window, micros)
-        if not isinstance(merge_levels, int) or merge_levels < 0:
-            raise SketchError(f"merge_levels must be a non-negative int, got {merge_levels!r}")
-        j = _call(_jvm.api().ecmCreate, window_type == "count", micros, w, float(epsilon), float(delta),
-                  optimize_for, 1 + merge_levels, int(seed))
+        if not isinstance(cell, str):
+            raise SketchError(f"cell must be 'eh', 'dwave' or 'rwave', got {cell!r}")
+        j = _call(_jvm.api().ecmCreateCell, window_type == "count", micros, w, float(epsilon), float(delta),
+                  optimize_for, _levels(merge_levels), int(seed), cell, _arrivals(max_arrivals))
         return cls(j)
 
     @classmethod
     def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "EcmSketch":
         """Decodes (and validates) a serialized ECM-sketch, e.g. a value of an ``ecm_agg`` column."""
-        import jpype
-        b = _as_bytes(data)
-        return cls(_call(_jvm.api().decodeEcm, jpype.JArray(jpype.JByte)(b)))
+        return cls(_decode("decodeEcm", data))
 
     def add(self, key: Key, ts: TimeLike, value: int = 1) -> None:
         """Adds weight ``value`` for ``key`` at ``ts`` (non-decreasing across calls)."""
@@ -280,50 +317,29 @@ class EcmSketch(_Sketch):
     @staticmethod
     def merge(sketches: Iterable[Union["EcmSketch", bytes, bytearray]]) -> "EcmSketch":
         """Order-preserving n-way merge (one merge level) of sketches or their bytes from many sites."""
-        import jpype
-        items: List[Any] = []
-        for s in sketches:
-            if s is None:
-                continue
-            items.append(s._j if isinstance(s, EcmSketch) else EcmSketch.from_bytes(s)._j)
-        if not items:
-            raise SketchError("merge needs at least one sketch")
-        arr = jpype.JArray(jpype.JClass("ecmsketch.ecm.EcmSketch"))(items)
-        return EcmSketch(_call(_jvm.api().mergeEcm, arr))
+        return _merge_all(EcmSketch, "ecmsketch.ecm.EcmSketch", "mergeEcm", sketches, "sketch")
 
     def __repr__(self) -> str:
         i = self.info()
-        return (f"EcmSketch(window={i['window']}, epsilon={i['epsilon']}, {i['width']}x{i['depth']}, "
+        return (f"EcmSketch(cell={i['cell_kind']}, window={i['window']}, epsilon={i['epsilon']}, {i['width']}x{i['depth']}, "
                 f"merge_depth={i['merge_depth']}, error_bound={i['error_bound']:.4g}, total_weight={i['total_weight']})")
 
 
-class ExpHistogram(_Sketch):
-    """An exponential histogram: counts arrivals (or sums weights) over a sliding window with a
-    deterministic relative error bound."""
+class _Counter(_Sketch):
+    """A sliding-window counter sketch (exponential histogram or deterministic wave)."""
+
+    _decode_fn = ""
+    _add_fn = ""
+    _merge_fn = ""
+    _jclass = ""
 
     def __init__(self, jobj: Any):
         self._j = jobj
 
     @classmethod
-    def create(cls, epsilon: float = 0.05, window: Optional[RangeLike] = None, *, window_type: str = "time",
-               timestamps: str = "ticks", merge_levels: int = 0) -> "ExpHistogram":
-        """A new empty histogram (``timestamps`` as in :meth:`EcmSketch.create`)."""
-        if timestamps not in ("ticks", "timestamp"):
-            raise SketchError(f"timestamps must be 'ticks' or 'timestamp', got {timestamps!r}")
-        if window_type not in ("time", "count"):
-            raise SketchError(f"window_type must be 'time' or 'count', got {window_type!r}")
-        if not isinstance(merge_levels, int) or merge_levels < 0:
-            raise SketchError(f"merge_levels must be a non-negative int, got {merge_levels!r}")
-        micros = timestamps == "timestamp"
-        j = _call(_jvm.api().ehCreate, window_type == "count", micros, window_ticks(window, micros),
-                  float(epsilon), 1 + merge_levels)
-        return cls(j)
-
-    @classmethod
-    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "ExpHistogram":
-        """Decodes (and validates) a serialized histogram, e.g. a value of an ``eh_agg`` column."""
-        import jpype
-        return cls(_call(_jvm.api().decodeEh, jpype.JArray(jpype.JByte)(_as_bytes(data))))
+    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> Any:
+        """Decodes (and validates) serialized bytes of this kind, e.g. a value of its SQL aggregate."""
+        return cls(_decode(cls._decode_fn, data))
 
     def add(self, ts: TimeLike, value: int = 1) -> None:
         """Adds weight ``value`` at ``ts`` (non-decreasing across calls)."""
@@ -335,25 +351,137 @@ class ExpHistogram(_Sketch):
     def add_many(self, timestamps: Any, values: Any = None) -> None:
         """Adds a batch in any order (sorted here; must not precede the last timestamp)."""
         _, ts, vs = self._sorted_batch(timestamps, values)
-        _call(_jvm.api().ehAddMany, self._j, _longs(ts), None if vs is None else _longs(vs))
+        _call(getattr(_jvm.api(), self._add_fn), self._j, _longs(ts), None if vs is None else _longs(vs))
 
     def count(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
         """Estimated weight in ``(now - range, now]``, within ``error_bound`` relative error."""
         return float(_call(self._j.count, _jlong(range_ticks(range, self._micros)),
                            _jlong(time_ticks(now, self._micros))))
 
-    @staticmethod
-    def merge(sketches: Iterable[Union["ExpHistogram", bytes, bytearray]]) -> "ExpHistogram":
-        """Order-preserving n-way merge of histograms or their bytes (time-based windows only)."""
-        import jpype
-        items = [s._j if isinstance(s, ExpHistogram) else ExpHistogram.from_bytes(s)._j
-                 for s in sketches if s is not None]
-        if not items:
-            raise SketchError("merge needs at least one histogram")
-        arr = jpype.JArray(jpype.JClass("ecmsketch.window.EhSketch"))(items)
-        return ExpHistogram(_call(_jvm.api().mergeEh, arr))
+    @classmethod
+    def merge(cls, sketches: Iterable[Any]) -> Any:
+        """Order-preserving n-way merge of sketches of this kind or their bytes (time-based windows only)."""
+        return _merge_all(cls, cls._jclass, cls._merge_fn, sketches, cls.__name__)
+
+
+class ExpHistogram(_Counter):
+    """An exponential histogram: counts arrivals (or sums weights) over a sliding window with a
+    deterministic relative error bound."""
+
+    _decode_fn, _add_fn, _merge_fn, _jclass = "decodeEh", "ehAddMany", "mergeEh", "ecmsketch.window.EhSketch"
+
+    @classmethod
+    def create(cls, epsilon: float = 0.05, window: Optional[RangeLike] = None, *, window_type: str = "time",
+               timestamps: str = "ticks", merge_levels: int = 0) -> "ExpHistogram":
+        """A new empty histogram (``timestamps`` as in :meth:`EcmSketch.create`)."""
+        micros = _micros_and_type(timestamps, window_type)
+        j = _call(_jvm.api().ehCreate, window_type == "count", micros, window_ticks(window, micros),
+                  float(epsilon), _levels(merge_levels))
+        return cls(j)
 
     def __repr__(self) -> str:
         i = self.info()
         return (f"ExpHistogram(window={i['window']}, epsilon={i['epsilon']}, merge_depth={i['merge_depth']}, "
                 f"error_bound={i['error_bound']:.4g}, total_weight={i['total_weight']})")
+
+
+class DetWave(_Counter):
+    """A deterministic wave: counts arrivals (or, with values, sums them: the sum wave) over a
+    sliding window with a deterministic relative error bound and O(1) worst-case time per update."""
+
+    _decode_fn, _add_fn, _merge_fn, _jclass = "decodeDw", "dwAddMany", "mergeDw", "ecmsketch.dwave.DwSketch"
+
+    @classmethod
+    def create(cls, epsilon: float = 0.05, window: Optional[RangeLike] = None, *, window_type: str = "time",
+               timestamps: str = "ticks", merge_levels: int = 0, max_arrivals: Optional[int] = None) -> "DetWave":
+        """A new empty wave. ``max_arrivals`` bounds the weight inside any window (default: no bound);
+        a query reaching back into a stretch where the bound was exceeded raises :class:`SketchError`."""
+        micros = _micros_and_type(timestamps, window_type)
+        j = _call(_jvm.api().dwCreate, window_type == "count", micros, window_ticks(window, micros),
+                  float(epsilon), _levels(merge_levels), _arrivals(max_arrivals))
+        return cls(j)
+
+    @property
+    def max_arrivals(self) -> Optional[int]:
+        """The bound on the weight in any window, or None when unbounded."""
+        return self.info()["max_arrivals"]
+
+    def __repr__(self) -> str:
+        i = self.info()
+        return (f"DetWave(window={i['window']}, epsilon={i['epsilon']}, max_arrivals={i['max_arrivals']}, "
+                f"merge_depth={i['merge_depth']}, error_bound={i['error_bound']:.4g}, total_weight={i['total_weight']})")
+
+
+class DistinctSketch(_Sketch):
+    """Sliding-window distinct count (randomized waves over the values): the number of distinct values
+    whose latest occurrence lies in ``(now - range, now]``, within ``epsilon`` relative error with
+    probability ``1 - delta``. Merges across sites are lossless."""
+
+    def __init__(self, jobj: Any):
+        self._j = jobj
+
+    @classmethod
+    def create(cls, epsilon: float = 0.1, delta: float = 0.05, window: Optional[RangeLike] = None, *,
+               window_type: str = "time", timestamps: str = "ticks", seed: int = DEFAULT_SEED) -> "DistinctSketch":
+        """A new empty sketch (defaults as SQL ``distinct_agg``)."""
+        micros = _micros_and_type(timestamps, window_type)
+        j = _call(_jvm.api().distinctCreate, window_type == "count", micros, window_ticks(window, micros),
+                  float(epsilon), float(delta), int(seed))
+        return cls(j)
+
+    @classmethod
+    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "DistinctSketch":
+        """Decodes (and validates) a serialized sketch, e.g. a value of a ``distinct_agg`` column."""
+        return cls(_decode("decodeDistinct", data))
+
+    def add(self, value: Key, ts: TimeLike) -> None:
+        """Records an occurrence of ``value`` (str, bytes or int) at ``ts`` (non-decreasing)."""
+        t = time_ticks(ts, self._micros, "ts")
+        if t is None:
+            raise SketchError("ts must not be None")
+        if isinstance(value, bool) or value is None:
+            raise SketchError(f"value must be str, bytes or int, got {value!r}")
+        if isinstance(value, (int, np.integer)):
+            _call(self._j.add, int(value), t)
+        elif isinstance(value, str):
+            _call(self._j.add, value, t)
+        elif isinstance(value, (bytes, bytearray)):
+            import jpype
+            _call(self._j.add, jpype.JArray(jpype.JByte)(bytes(value)), t)
+        else:
+            raise SketchError(f"value must be str, bytes or int, got {type(value).__name__}")
+
+    def add_many(self, values: Any, timestamps: Any) -> None:
+        """Adds a batch in any order (sorted here; must not precede the last timestamp)."""
+        import jpype
+        vals = list(values)
+        if len(vals) != len(timestamps):
+            raise SketchError(f"values and timestamps differ in length: {len(vals)} vs {len(timestamps)}")
+        order, ts, _ = self._sorted_batch(timestamps, None)
+        vals = [vals[i] for i in order]
+        jts = _longs(ts)
+        api = _jvm.api()
+        if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals):
+            _call(api.distinctAddLongs, self._j, _longs(np.asarray(vals, dtype=np.int64)), jts)
+        elif all(isinstance(v, str) for v in vals):
+            _call(api.distinctAddStrings, self._j, jpype.JArray(jpype.JString)(vals), jts)
+        elif all(isinstance(v, (bytes, bytearray)) for v in vals):
+            arr = [jpype.JArray(jpype.JByte)(bytes(v)) for v in vals]
+            _call(api.distinctAddBytes, self._j, jpype.JArray(jpype.JArray(jpype.JByte))(arr), jts)
+        else:
+            raise SketchError("values must be all integers, all strings or all bytes")
+
+    def count(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
+        """Estimated number of distinct values seen in ``(now - range, now]``."""
+        return float(_call(self._j.count, _jlong(range_ticks(range, self._micros)),
+                           _jlong(time_ticks(now, self._micros))))
+
+    @staticmethod
+    def merge(sketches: Iterable[Union["DistinctSketch", bytes, bytearray]]) -> "DistinctSketch":
+        """Lossless merge of sketches (or their bytes) with equal epsilon, delta and seed."""
+        return _merge_all(DistinctSketch, "ecmsketch.rwave.DistinctSketch", "mergeDistinct", sketches, "sketch")
+
+    def __repr__(self) -> str:
+        i = self.info()
+        return (f"DistinctSketch(window={i['window']}, epsilon={i['epsilon']}, delta={i['delta']}, "
+                f"instances={i['wave_instances']}, total_weight={i['total_weight']})")

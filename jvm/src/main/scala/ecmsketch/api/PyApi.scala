@@ -3,6 +3,8 @@ package ecmsketch.api
 import ecmsketch.{SketchDescription, SketchException, WindowSketch, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
+import ecmsketch.dwave.DwSketch
+import ecmsketch.rwave.DistinctSketch
 import ecmsketch.window.EhSketch
 
 /** A small, Java-typed facade over the core for the Python package (JPype): primitive arrays in,
@@ -16,6 +18,24 @@ object PyApi {
                 optimizeFor: String, mergeLevels: Int, seed: Long): EcmSketch =
     EcmSketch.create(spec(countWindow, tsMicros, window),
       Planner.plan(epsilon, delta, QueryKind.fromName(optimizeFor), mergeLevels), seed)
+
+  /** An ECM-sketch with cells 'eh', 'dwave' or 'rwave'; maxArrivals <= 0 means unbounded. */
+  def ecmCreateCell(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, delta: Double,
+                    optimizeFor: String, mergeLevels: Int, seed: Long, cell: String, maxArrivals: Long): EcmSketch = {
+    val kind = Planner.cellKind(cell)
+    EcmSketch.create(spec(countWindow, tsMicros, window),
+      Planner.plan(epsilon, delta, QueryKind.fromName(optimizeFor), mergeLevels, kind), seed, arrivals(maxArrivals))
+  }
+
+  private def arrivals(u: Long): Long = if (u <= 0) ecmsketch.dwave.DwConfig.Unbounded else u
+
+  def dwCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, mergeLevels: Int,
+               maxArrivals: Long): DwSketch =
+    DwSketch.create(spec(countWindow, tsMicros, window), epsilon, mergeLevels, arrivals(maxArrivals))
+
+  def distinctCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, delta: Double,
+                     seed: Long): DistinctSketch =
+    DistinctSketch.create(spec(countWindow, tsMicros, window), epsilon, delta, seed)
 
   def ehCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, mergeLevels: Int): EhSketch =
     EhSketch.create(spec(countWindow, tsMicros, window), epsilon, mergeLevels)
@@ -49,12 +69,40 @@ object PyApi {
     while (i < ts.length) { s.add(ts(i), if (vs == null) 1L else vs(i)); i += 1 }
   }
 
+  def dwAddMany(s: DwSketch, ts: Array[Long], vs: Array[Long]): Unit = {
+    checkBatch(ts.length, ts, vs)
+    var i = 0
+    while (i < ts.length) { s.add(ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+  }
+
+  def distinctAddLongs(s: DistinctSketch, values: Array[Long], ts: Array[Long]): Unit = {
+    checkBatch(values.length, ts, null)
+    var i = 0
+    while (i < values.length) { s.add(values(i), ts(i)); i += 1 }
+  }
+
+  def distinctAddStrings(s: DistinctSketch, values: Array[String], ts: Array[Long]): Unit = {
+    checkBatch(values.length, ts, null)
+    var i = 0
+    while (i < values.length) { s.add(values(i), ts(i)); i += 1 }
+  }
+
+  def distinctAddBytes(s: DistinctSketch, values: Array[Array[Byte]], ts: Array[Long]): Unit = {
+    checkBatch(values.length, ts, null)
+    var i = 0
+    while (i < values.length) { s.add(values(i), ts(i)); i += 1 }
+  }
+
   def encode(s: WindowSketch): Array[Byte] = SketchCodec.encodeAny(s)
 
   def decodeEcm(b: Array[Byte]): EcmSketch = SketchCodec.decodeEcm(b)
   def decodeEh(b: Array[Byte]): EhSketch = SketchCodec.decodeEh(b)
   def mergeEcm(xs: Array[EcmSketch]): EcmSketch = EcmSketch.merge(xs.toSeq)
   def mergeEh(xs: Array[EhSketch]): EhSketch = EhSketch.merge(xs.toSeq)
+  def decodeDw(b: Array[Byte]): DwSketch = SketchCodec.decodeDw(b)
+  def decodeDistinct(b: Array[Byte]): DistinctSketch = SketchCodec.decodeDistinct(b)
+  def mergeDw(xs: Array[DwSketch]): DwSketch = DwSketch.merge(xs.toSeq)
+  def mergeDistinct(xs: Array[DistinctSketch]): DistinctSketch = DistinctSketch.merge(xs.toSeq)
 
   /** Keys of [[info]] in display order. */
   def infoFields(): Array[String] = SketchDescription.fields.toArray

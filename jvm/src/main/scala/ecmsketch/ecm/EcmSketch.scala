@@ -5,6 +5,8 @@ import java.nio.ByteBuffer
 
 import ecmsketch.{SketchException, WindowSketch, WindowSpec}
 import ecmsketch.hash.Hashing
+import ecmsketch.dwave.{DwCells, DwConfig}
+import ecmsketch.rwave.{RwCells, RwConfig}
 import ecmsketch.window.{CellFamily, EhCells, EhConfig, WindowCounter}
 
 /** The type of the keys a sketch was built from; queries with another type are cast losslessly or refused. */
@@ -22,10 +24,14 @@ object KeyType {
   }
 }
 
-/** Parameters of an ECM-sketch (all of them go into the binary header). */
-final case class EcmParams(spec: WindowSpec, plan: EcmPlan, seed: Long, cellKind: Int = CellFamily.ExpHistogramId) {
+/** Parameters of an ECM-sketch (all of them go into the binary header).
+  * @param maxArrivals U of deterministic-wave cells (an upper bound on the weight in any window);
+  *                    DwConfig.Unbounded otherwise
+  */
+final case class EcmParams(spec: WindowSpec, plan: EcmPlan, seed: Long, maxArrivals: Long = DwConfig.Unbounded) {
   def width: Int = plan.width
   def depth: Int = plan.depth
+  def cellKind: Int = plan.cellKind
 }
 
 /** ECM-sketch (Papapetrou, Garofalakis, Deligiannakis, PVLDB 2012): a Count-Min array of width w and
@@ -54,6 +60,13 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
   val depth: Int = params.depth
   def seed: Long = params.seed
   def keyType: Int = _keyType
+  def cellKind: Int = params.cellKind
+  def cellName: String = CellFamily.name(params.cellKind)
+  /** max_arrivals of deterministic-wave cells (DwConfig.Unbounded for other cells or when not given). */
+  def maxArrivals: Long = params.maxArrivals
+
+  /** The cell error at the current merge depth (randomized-wave merges are lossless). */
+  override def cellBound: Double = family.errorBound(mergeDepth)
 
   /** Column of fingerprint `fp` in row `j`. */
   @inline def column(fp: Long, j: Int): Int = Hashing.column(fp, coeffs(2 * j), coeffs(2 * j + 1), params.width)
@@ -240,8 +253,17 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
         value.map(v => s" '$v', which is not the canonical text of a ${KeyType.name(_keyType)}").getOrElse("") +
         s"; cast the key to ${KeyType.name(_keyType)}")
 
+  /** Refuses queries whose guarantee needs deterministic cells. */
+  private def requireDeterministic(what: String): Unit =
+    if (!plan.deterministicCells)
+      throw new SketchException(
+        s"$what needs deterministic cells: this sketch has 'rwave' (randomized-wave) cells, whose estimates carry no guarantee " +
+          "for sums over many cells (ECM-sketch §7.2; a row sum or an inner product would need every cell right at once). " +
+          "Point queries work; build the sketch with cell => 'eh' or 'dwave' for totals, inner products and self-joins")
+
   /** Estimated total weight in the range, ||a_r||_1: the mean of the row sums (each within e). */
   def total(range: java.lang.Long, now: java.lang.Long): Double = {
+    requireDeterministic("the total")
     val lo = lowerBound(range, now)
     if (lo == null) return 0.0
     val x: Long = lo
@@ -255,6 +277,8 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
   /** Inner product estimate of this sketch and `other` over the range: min over rows of sum_i E_a E_b. */
   def innerProduct(other: EcmSketch, range: java.lang.Long, now: java.lang.Long): Double = {
     SketchException.require(other != null, "the other sketch must not be null")
+    requireDeterministic(if (other eq this) "the self-join" else "the inner product")
+    other.requireDeterministic("the inner product")
     checkJoinable(other)
     if (_keyType != KeyType.Unset && other._keyType != KeyType.Unset && _keyType != other._keyType &&
         !(Set(_keyType, other._keyType) == Set(KeyType.String, KeyType.Binary)))
@@ -306,6 +330,8 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
     * (probability >= 1 - delta); with `other` = this, the self-join bound.
     */
   def innerProductErrorBound(other: EcmSketch): Double = {
+    requireDeterministic("an inner-product bound")
+    other.requireDeterministic("an inner-product bound")
     val p = (1 + cellBound) * (1 + other.cellBound) - 1
     math.max(p, (1 + p) * plan.cmEpsilon)
   }
@@ -332,6 +358,7 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
     if (delta != o.delta) b += s"delta $delta vs ${o.delta}"
     if (plan.kind != o.plan.kind) b += s"optimize_for ${plan.kind.name} vs ${o.plan.kind.name}"
     if (params.cellKind != o.params.cellKind) b += s"cell ${CellFamily.name(params.cellKind)} vs ${CellFamily.name(o.params.cellKind)}"
+    else if (plan.cellDelta != o.plan.cellDelta) b += s"cell delta ${plan.cellDelta} vs ${o.plan.cellDelta}"
     b.result()
   }
 }
@@ -340,8 +367,11 @@ object EcmSketch {
   /** Default hash seed: identical on every site unless the user picks another. */
   final val DefaultSeed: Long = 0x5EED5EEDL
 
-  def create(spec: WindowSpec, plan: EcmPlan, seed: Long = DefaultSeed): EcmSketch = {
-    val params = EcmParams(spec, plan, seed)
+  def create(spec: WindowSpec, plan: EcmPlan, seed: Long = DefaultSeed, maxArrivals: Long = DwConfig.Unbounded): EcmSketch = {
+    SketchException.require(maxArrivals > 0, s"max_arrivals must be positive, got $maxArrivals")
+    SketchException.require(maxArrivals == DwConfig.Unbounded || plan.cellKind == CellFamily.DetWaveId,
+      s"max_arrivals applies to 'dwave' cells only, not '${CellFamily.name(plan.cellKind)}'")
+    val params = EcmParams(spec, plan, seed, maxArrivals)
     new EcmSketch(params, familyFor(params), new Array[WindowCounter](plan.width * plan.depth))
   }
 
@@ -349,7 +379,12 @@ object EcmSketch {
   def create(spec: WindowSpec, epsilon: Double, delta: Double, kind: QueryKind, levels: Int, seed: Long): EcmSketch =
     create(spec, Planner.plan(epsilon, delta, kind, levels), seed)
 
-  private[ecmsketch] def familyFor(p: EcmParams): CellFamily = CellFamily.forId(p.cellKind, p.plan.cellEpsilon, p.spec.window)
+  private[ecmsketch] def familyFor(p: EcmParams): CellFamily = p.cellKind match {
+    case CellFamily.ExpHistogramId => new EhCells(EhConfig(p.plan.cellEpsilon, p.spec.window))
+    case CellFamily.DetWaveId => new DwCells(DwConfig(p.plan.cellEpsilon, p.spec.window, p.maxArrivals))
+    case CellFamily.RandWaveId => new RwCells(RwConfig(p.plan.cellEpsilon, p.plan.cellDelta, p.spec.window, p.seed))
+    case other => throw new SketchException(s"corrupt sketch: unknown cell kind $other")
+  }
 
   private[ecmsketch] def restore(params: EcmParams, cells: Array[WindowCounter]): EcmSketch =
     new EcmSketch(params, familyFor(params), cells)
@@ -378,6 +413,11 @@ object EcmSketch {
     val n = first.width * first.depth
     val cells = new Array[WindowCounter](n)
     val contributing = sketches.filter(_.cells.exists(c => c != null && !c.isEmpty))
+    // max_arrivals of wave cells: kept when one sketch contributes, else headroom for the merged streams
+    val outParams =
+      if (contributing.size <= 1) contributing.headOption.getOrElse(first).params
+      else first.params.copy(maxArrivals = DwConfig.mergedArrivals(contributing.map(_.params.maxArrivals)))
+    val family = if (outParams == first.params) first.family else familyFor(outParams)
     var i = 0
     if (contributing.size == 1 || sketches.size == 1) {
       val src = contributing.headOption.getOrElse(first)
@@ -387,11 +427,11 @@ object EcmSketch {
       while (i < n) {
         var k = 0; var nonNull = 0
         while (k < contributing.size) { val c = contributing(k).cells(i); buf(k) = c; if (c != null) nonNull += 1; k += 1 }
-        cells(i) = if (nonNull == 0) null else first.family.merge(buf.toSeq.filter(_ != null))
+        cells(i) = if (nonNull == 0) null else family.merge(buf.toSeq.filter(_ != null))
         i += 1
       }
     }
-    val out = new EcmSketch(first.params, first.family, cells)
+    val out = new EcmSketch(outParams, family, cells)
     out._keyType = keyType
     out.mergeStateFrom(sketches, contributing)
     // Cells follow the sketch's clock (which is serialized), so that a merge of sketch objects and

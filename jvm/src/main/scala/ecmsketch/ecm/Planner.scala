@@ -1,6 +1,7 @@
 package ecmsketch.ecm
 
 import ecmsketch.SketchException
+import ecmsketch.window.CellFamily
 
 /** The query kind a sketch's parameters are optimized for. */
 sealed abstract class QueryKind(val id: Int, val name: String)
@@ -28,7 +29,11 @@ object QueryKind {
   * printed formula h eps (1 + eps) + eps leaves out. Width w = ceil(e / eps_cm), depth d = ceil(ln(1/delta)).
   */
 final case class EcmPlan(epsilon: Double, delta: Double, kind: QueryKind, levels: Int,
-                         cellEpsilon: Double, cmEpsilon: Double, width: Int, depth: Int)
+                         cellEpsilon: Double, cmEpsilon: Double, width: Int, depth: Int,
+                         cellKind: Int = CellFamily.ExpHistogramId, cellDelta: Double = 0.0) {
+  /** Whether the cells are deterministic (EH, deterministic wave): only those carry inner-product guarantees. */
+  def deterministicCells: Boolean = cellKind != CellFamily.RandWaveId
+}
 
 object Planner {
   final val MaxWidth = 1 << 20
@@ -63,6 +68,41 @@ object Planner {
       case QueryKind.Point => math.max(e, (1 + e) * epsCm)
       case QueryKind.InnerProduct => val p = (1 + e) * (1 + e) - 1; math.max(p, (1 + p) * epsCm)
     }
+  }
+
+  /** Cell kind from its SQL/Python name: 'eh', 'dwave' or 'rwave'. */
+  def cellKind(name: String): Int = name.trim.toLowerCase match {
+    case "eh" => CellFamily.ExpHistogramId
+    case "dwave" => CellFamily.DetWaveId
+    case "rwave" => CellFamily.RandWaveId
+    case other => throw new SketchException(s"cell must be 'eh', 'dwave' or 'rwave', got '$other'")
+  }
+
+  /** Plans a sketch with cells of `cellKind`. Deterministic cells (EH, deterministic waves) use
+    * [[plan]]. Randomized-wave cells use the journal's split for randomized cells ([ECM-J] after
+    * Theorem 3): eps_sw = eps, eps_cm = eps/(1+eps), delta_cm = delta/2; their merges are lossless,
+    * so no merge budget is needed. A point query reads d cells and fails if any of them
+    * underestimates, so each cell gets delta_sw = delta/(2d) (the printed Theorem 3 charges a single
+    * delta_sw; a union bound over the d cells is needed). Randomized cells give no inner-product
+    * guarantee ([ECM] §7.2), so optimize_for => 'inner_product' is refused for them.
+    */
+  def plan(epsilon: Double, delta: Double, kind: QueryKind, levels: Int, cellKind: Int): EcmPlan = cellKind match {
+    case CellFamily.ExpHistogramId | CellFamily.DetWaveId => plan(epsilon, delta, kind, levels).copy(cellKind = cellKind)
+    case CellFamily.RandWaveId =>
+      checkEpsilon(epsilon)
+      SketchException.require(!delta.isNaN && delta > 0.0 && delta < 1.0, s"delta must be in (0, 1), got $delta")
+      checkLevels(levels)
+      SketchException.require(kind == QueryKind.Point,
+        "optimize_for => 'inner_product' needs deterministic cells ('eh' or 'dwave'): randomized-wave cells carry no inner-product guarantee (ECM-sketch §7.2)")
+      SketchException.require(epsilon >= ecmsketch.rwave.RwConfig.MinEpsilon,
+        s"epsilon must be at least ${ecmsketch.rwave.RwConfig.MinEpsilon} for 'rwave' cells (their queues hold 36/epsilon^2 items per level), got $epsilon")
+      val epsCm = fitDown(epsilon / (1.0 + epsilon), c => (1.0 + epsilon) * c <= epsilon)
+      val width = math.ceil(math.E / epsCm - 1e-9).toInt
+      val depth = math.max(1, math.ceil(math.log(2.0 / delta) - 1e-9).toInt)
+      SketchException.require(width <= MaxWidth && depth <= MaxDepth && width.toLong * depth <= MaxCells,
+        s"epsilon $epsilon / delta $delta need a ${width}x$depth array, more than the supported $MaxCells cells")
+      EcmPlan(epsilon, delta, kind, levels, epsilon, epsCm, width, depth, cellKind, delta / (2.0 * depth))
+    case other => throw new SketchException(s"unknown cell kind $other")
   }
 
   def plan(epsilon: Double, delta: Double, kind: QueryKind, levels: Int): EcmPlan = {

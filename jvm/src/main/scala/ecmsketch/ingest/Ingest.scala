@@ -5,6 +5,8 @@ import scala.collection.mutable.ArrayBuffer
 import ecmsketch.{SketchException, WindowSketch}
 import ecmsketch.ecm.EcmSketch
 import ecmsketch.format.{ByteReader, ByteWriter, SketchCodec}
+import ecmsketch.dwave.DwSketch
+import ecmsketch.rwave.DistinctSketch
 import ecmsketch.window.EhSketch
 
 /** How the ingest layer creates, feeds, merges and encodes one kind of sketch. */
@@ -32,6 +34,23 @@ object SketchOps {
     def merge(xs: Seq[EcmSketch]): EcmSketch = EcmSketch.mergeUnchecked(xs)
     def encode(s: EcmSketch): Array[Byte] = SketchCodec.encode(s)
     def decode(b: Array[Byte]): EcmSketch = SketchCodec.decodeEcm(b)
+  }
+
+  final class Dw(factory: () => DwSketch) extends SketchOps[DwSketch] {
+    def create(): DwSketch = factory()
+    def add(s: DwSketch, fp: Long, ts: Long, v: Long): Unit = s.add(ts, v)
+    def merge(xs: Seq[DwSketch]): DwSketch = DwSketch.mergeUnchecked(xs)
+    def encode(s: DwSketch): Array[Byte] = SketchCodec.encode(s)
+    def decode(b: Array[Byte]): DwSketch = SketchCodec.decodeDw(b)
+  }
+
+  /** Distinct-count sketches: `fp` is the value's fingerprint; every row has weight 1. */
+  final class Distinct(factory: () => DistinctSketch, keyType: Int) extends SketchOps[DistinctSketch] {
+    def create(): DistinctSketch = { val s = factory(); s.setKeyType(keyType); s }
+    def add(s: DistinctSketch, fp: Long, ts: Long, v: Long): Unit = s.addFingerprint(fp, ts)
+    def merge(xs: Seq[DistinctSketch]): DistinctSketch = DistinctSketch.mergeUnchecked(xs)
+    def encode(s: DistinctSketch): Array[Byte] = SketchCodec.encode(s)
+    def decode(b: Array[Byte]): DistinctSketch = SketchCodec.decodeDistinct(b)
   }
 
   final class Eh(factory: () => EhSketch) extends SketchOps[EhSketch] {

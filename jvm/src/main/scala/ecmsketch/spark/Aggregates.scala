@@ -15,6 +15,8 @@ import ecmsketch.ecm.{EcmSketch, KeyType, Planner, QueryKind}
 import ecmsketch.format.{ByteReader, ByteWriter, SketchCodec}
 import ecmsketch.hash.Hashing
 import ecmsketch.ingest.{Ingest, SketchOps}
+import ecmsketch.dwave.{DwConfig, DwSketch}
+import ecmsketch.rwave.DistinctSketch
 import ecmsketch.window.EhSketch
 
 /** Turns a core [[SketchException]] from parameter validation into an analysis error. */
@@ -79,46 +81,53 @@ abstract class IngestAgg[S <: WindowSketch] extends TypedImperativeAggregate[Ing
   override def defaultResult: Option[Literal] = Option(Literal.create(eval(createAggregationBuffer()), BinaryType))
 }
 
+/** Fingerprint of a STRING, BINARY or integral key value (as Spark holds it). */
+private[spark] object KeyPrint {
+  @inline def apply(keyKind: Int, k: Any): Long = keyKind match {
+    case KeyType.String => Hashing.fingerprintBytes(k.asInstanceOf[UTF8String].getBytes)
+    case KeyType.Binary => Hashing.fingerprintBytes(k.asInstanceOf[Array[Byte]])
+    case _ => Hashing.fingerprintLong(Args.longOf(k))
+  }
+}
+
 /** `ecm_agg(key, ts [, window [, epsilon [, delta]]], value =>, window_type =>, seed =>,
-  * optimize_for =>, merge_levels =>)`: builds an ECM-sketch (BINARY) over the rows of a group.
-  * Rows with a NULL key, ts or value are skipped. Rows may come in any order (see [[Ingest]]).
+  * optimize_for =>, merge_levels =>, cell =>, max_arrivals =>)`: builds an ECM-sketch (BINARY)
+  * over the rows of a group, with exponential-histogram ('eh', default), deterministic-wave
+  * ('dwave') or randomized-wave ('rwave') cells. Rows with a NULL key, ts or value are skipped.
+  * Rows may come in any order (see [[Ingest]]).
   */
 case class EcmAgg(key: Expression, ts: Expression, window: Expression, epsilon: Expression, delta: Expression,
                   value: Expression, windowType: Expression, seed: Expression, optimizeFor: Expression,
-                  mergeLevels: Expression, mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
+                  mergeLevels: Expression, cell: Expression, maxArrivals: Expression,
+                  mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
     extends IngestAgg[EcmSketch] {
 
   override def prettyName: String = "ecm_agg"
 
   override def children: Seq[Expression] =
-    Seq(key, ts, window, epsilon, delta, value, windowType, seed, optimizeFor, mergeLevels)
+    Seq(key, ts, window, epsilon, delta, value, windowType, seed, optimizeFor, mergeLevels, cell, maxArrivals)
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmAgg =
     copy(key = c(0), ts = c(1), window = c(2), epsilon = c(3), delta = c(4), value = c(5), windowType = c(6),
-      seed = c(7), optimizeFor = c(8), mergeLevels = c(9))
+      seed = c(7), optimizeFor = c(8), mergeLevels = c(9), cell = c(10), maxArrivals = c(11))
 
+  private lazy val cellKind = Planner.cellKind(Args.constString(cell, fn, "cell", "eh"))
   private lazy val plan = Planner.plan(
     Args.constDouble(epsilon, fn, "epsilon", 0.05), Args.constDouble(delta, fn, "delta", 0.01),
-    QueryKind.fromName(Args.constString(optimizeFor, fn, "optimize_for", "point")), levels)
+    QueryKind.fromName(Args.constString(optimizeFor, fn, "optimize_for", "point")), levels, cellKind)
   private lazy val hashSeed = Args.constLong(seed, fn, "seed", EcmSketch.DefaultSeed)
   private lazy val keyKind = Args.keyType(key, fn)
+  private lazy val arrivals = Args.maxArrivals(maxArrivals, fn)
   @transient protected lazy val ops: SketchOps[EcmSketch] =
-    new SketchOps.Ecm(() => EcmSketch.create(spec, plan, hashSeed), keyKind)
+    new SketchOps.Ecm(() => EcmSketch.create(spec, plan, hashSeed, arrivals), keyKind)
 
   override def checkInputDataTypes(): TypeCheckResult = Checks {
-    keyKind; Args.checkValue(value, fn); spec; plan; hashSeed
+    keyKind; Args.checkValue(value, fn); spec; plan; hashSeed; arrivals; ops.create()
   }
 
   override def update(buffer: Ingest[EcmSketch], input: InternalRow): Ingest[EcmSketch] = DataErrors(fn) {
     val k = key.eval(input)
-    if (k != null) {
-      val fp = keyKind match {
-        case KeyType.String => Hashing.fingerprintBytes(k.asInstanceOf[UTF8String].getBytes)
-        case KeyType.Binary => Hashing.fingerprintBytes(k.asInstanceOf[Array[Byte]])
-        case _ => Hashing.fingerprintLong(Args.longOf(k))
-      }
-      addRow(buffer, fp, input)
-    }
+    if (k != null) addRow(buffer, KeyPrint(keyKind, k), input)
     buffer
   }
 
@@ -150,6 +159,79 @@ case class EhAgg(ts: Expression, window: Expression, epsilon: Expression, value:
 
   override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
   override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
+}
+
+/** `dwave_agg(ts [, window [, epsilon]], value =>, max_arrivals =>, window_type =>, merge_levels =>)`:
+  * a deterministic wave (BINARY) counting the rows (or, with `value`, the sum wave of the values)
+  * over a sliding window.
+  */
+case class DwaveAgg(ts: Expression, window: Expression, epsilon: Expression, value: Expression, maxArrivals: Expression,
+                    windowType: Expression, mergeLevels: Expression,
+                    mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
+    extends IngestAgg[DwSketch] {
+
+  override def prettyName: String = "dwave_agg"
+  override def children: Seq[Expression] = Seq(ts, window, epsilon, value, maxArrivals, windowType, mergeLevels)
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): DwaveAgg =
+    copy(ts = c(0), window = c(1), epsilon = c(2), value = c(3), maxArrivals = c(4), windowType = c(5), mergeLevels = c(6))
+
+  private lazy val eps = Args.constDouble(epsilon, fn, "epsilon", 0.05)
+  private lazy val arrivals = Args.maxArrivals(maxArrivals, fn)
+  @transient protected lazy val ops: SketchOps[DwSketch] =
+    new SketchOps.Dw(() => DwSketch.create(spec, eps, levels, arrivals))
+
+  override def checkInputDataTypes(): TypeCheckResult = Checks {
+    Args.checkValue(value, fn); spec; Planner.checkEpsilon(eps); arrivals; ops.create()
+  }
+
+  override def update(buffer: Ingest[DwSketch], input: InternalRow): Ingest[DwSketch] =
+    DataErrors(fn) { addRow(buffer, 0L, input); buffer }
+
+  override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
+  override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
+}
+
+/** `distinct_agg(value, ts [, window [, epsilon [, delta]]], window_type =>, seed =>)`: a mergeable
+  * sliding-window distinct-count sketch (BINARY, randomized wave over the values). Rows with a NULL
+  * value or ts are skipped.
+  */
+case class DistinctAgg(item: Expression, ts: Expression, window: Expression, epsilon: Expression, delta: Expression,
+                       windowType: Expression, seed: Expression,
+                       mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
+    extends IngestAgg[DistinctSketch] {
+
+  override def prettyName: String = "distinct_agg"
+  override def children: Seq[Expression] = Seq(item, ts, window, epsilon, delta, windowType, seed)
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): DistinctAgg =
+    copy(item = c(0), ts = c(1), window = c(2), epsilon = c(3), delta = c(4), windowType = c(5), seed = c(6))
+  // no weights and no merge budget: every row is one occurrence, and merges are lossless
+  protected def value: Expression = Args.Default
+  protected def mergeLevels: Expression = Args.Default
+
+  private lazy val eps = Args.constDouble(epsilon, fn, "epsilon", DistinctAgg.DefaultEpsilon)
+  private lazy val dlt = Args.constDouble(delta, fn, "delta", DistinctAgg.DefaultDelta)
+  private lazy val hashSeed = Args.constLong(seed, fn, "seed", EcmSketch.DefaultSeed)
+  private lazy val keyKind = Args.keyType(item, fn, "value")
+  @transient protected lazy val ops: SketchOps[DistinctSketch] =
+    new SketchOps.Distinct(() => DistinctSketch.create(spec, eps, dlt, hashSeed), keyKind)
+
+  override def checkInputDataTypes(): TypeCheckResult = Checks {
+    keyKind; spec; Planner.checkEpsilon(eps); hashSeed; ops.create()
+  }
+
+  override def update(buffer: Ingest[DistinctSketch], input: InternalRow): Ingest[DistinctSketch] = DataErrors(fn) {
+    val k = item.eval(input)
+    if (k != null) addRow(buffer, KeyPrint(keyKind, k), input)
+    buffer
+  }
+
+  override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
+  override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
+}
+
+object DistinctAgg {
+  final val DefaultEpsilon = 0.1
+  final val DefaultDelta = 0.05
 }
 
 /** Buffer of a merge aggregate: the input sketches, validated on arrival and kept as bytes until
@@ -276,6 +358,34 @@ case class EhMergeAgg(child: Expression, mutableAggBufferOffset: Int = 0, inputA
   protected def encode(s: EhSketch): Array[Byte] = SketchCodec.encode(s)
   protected def diffs(a: EhSketch, b: EhSketch): Seq[String] = a.diffs(b)
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EhMergeAgg = copy(child = c.head)
+  override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
+  override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
+}
+
+/** `dwave_merge(sketch)`: order-preserving merge of deterministic waves. */
+case class DwaveMergeAgg(child: Expression, mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
+    extends SketchMergeAgg[DwSketch] {
+  override def prettyName: String = "dwave_merge"
+  protected def kindName = "deterministic waves"
+  protected def decode(b: Array[Byte]): DwSketch = SketchCodec.decodeDw(b)
+  protected def mergeAll(xs: Seq[DwSketch]): DwSketch = DwSketch.merge(xs)
+  protected def encode(s: DwSketch): Array[Byte] = SketchCodec.encode(s)
+  protected def diffs(a: DwSketch, b: DwSketch): Seq[String] = a.diffs(b)
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): DwaveMergeAgg = copy(child = c.head)
+  override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
+  override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
+}
+
+/** `distinct_merge(sketch)`: lossless merge of distinct-count sketches (same epsilon, delta, seed). */
+case class DistinctMergeAgg(child: Expression, mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
+    extends SketchMergeAgg[DistinctSketch] {
+  override def prettyName: String = "distinct_merge"
+  protected def kindName = "distinct-count sketches"
+  protected def decode(b: Array[Byte]): DistinctSketch = SketchCodec.decodeDistinct(b)
+  protected def mergeAll(xs: Seq[DistinctSketch]): DistinctSketch = DistinctSketch.merge(xs)
+  protected def encode(s: DistinctSketch): Array[Byte] = SketchCodec.encode(s)
+  protected def diffs(a: DistinctSketch, b: DistinctSketch): Seq[String] = a.diffs(b)
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): DistinctMergeAgg = copy(child = c.head)
   override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
   override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
 }

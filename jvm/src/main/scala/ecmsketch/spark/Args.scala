@@ -72,11 +72,18 @@ object Args {
       case _ => throw new SketchException(s"$fn: argument '$name' must be a string, got ${e.dataType.sql}")
     }
 
-  def keyType(e: Expression, fn: String): Int = e.dataType match {
+  def keyType(e: Expression, fn: String, what: String = "key"): Int = e.dataType match {
     case _: StringType => KeyType.String
     case BinaryType => KeyType.Binary
     case dt if isIntegral(dt) => KeyType.Long
-    case dt => throw new SketchException(s"$fn: key must be STRING, BINARY, INT or BIGINT, got ${dt.sql}")
+    case dt => throw new SketchException(s"$fn: $what must be STRING, BINARY, INT or BIGINT, got ${dt.sql}")
+  }
+
+  /** max_arrivals (U of deterministic waves): a positive constant integer, or unset (unbounded). */
+  def maxArrivals(e: Expression, fn: String): Long = {
+    val u = constLong(e, fn, "max_arrivals", ecmsketch.dwave.DwConfig.Unbounded)
+    if (u <= 0) throw new SketchException(s"$fn: max_arrivals must be a positive integer, got $u")
+    u
   }
 
   def checkTs(e: Expression, fn: String, countWindow: Boolean): Boolean = e.dataType match {

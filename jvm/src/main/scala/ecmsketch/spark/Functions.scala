@@ -25,11 +25,13 @@ object Functions {
   val all: Seq[Fn] = Seq(
     Fn("ecm_agg",
       Seq(req("key"), req("ts"), opt("window"), opt("epsilon"), opt("delta"), opt("value"), opt("window_type"),
-        opt("seed"), opt("optimize_for"), opt("merge_levels")),
-      a => EcmAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8), a(9)),
+        opt("seed"), opt("optimize_for"), opt("merge_levels"), opt("cell"), opt("max_arrivals")),
+      a => EcmAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8), a(9), a(10), a(11)),
       "_FUNC_(key, ts [, window [, epsilon [, delta]]] [, value => w] [, window_type => 'time'|'count'] [, seed => s] " +
-        "[, optimize_for => 'point'|'inner_product'] [, merge_levels => h]) - ECM-sketch (BINARY) of the group's rows " +
-        "over a sliding window. Defaults: unbounded window, epsilon 0.05, delta 0.01. NULL key, ts or value rows are skipped.",
+        "[, optimize_for => 'point'|'inner_product'] [, merge_levels => h] [, cell => 'eh'|'dwave'|'rwave'] " +
+        "[, max_arrivals => u]) - ECM-sketch (BINARY) of the group's rows over a sliding window, with exponential-histogram, " +
+        "deterministic-wave or randomized-wave cells. Defaults: unbounded window, epsilon 0.05, delta 0.01, cell 'eh'. " +
+        "NULL key, ts or value rows are skipped.",
       "agg_funcs", classOf[EcmAgg].getName),
     Fn("ecm_merge", Seq(req("sketch")), a => EcmMergeAgg(a(0)),
       "_FUNC_(sketch) - Order-preserving merge of ECM-sketches (same parameters and seed); NULLs are ignored.",
@@ -42,6 +44,26 @@ object Functions {
     Fn("eh_merge", Seq(req("sketch")), a => EhMergeAgg(a(0)),
       "_FUNC_(sketch) - Order-preserving merge of exponential histograms; NULLs are ignored.",
       "agg_funcs", classOf[EhMergeAgg].getName),
+    Fn("dwave_agg", Seq(req("ts"), opt("window"), opt("epsilon"), opt("value"), opt("max_arrivals"), opt("window_type"),
+      opt("merge_levels")),
+      a => DwaveAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6)),
+      "_FUNC_(ts [, window [, epsilon]] [, value => v] [, max_arrivals => u] [, window_type => 'time'|'count'] " +
+        "[, merge_levels => h]) - Deterministic wave (BINARY) counting the rows (or summing value: the sum wave) over a " +
+        "sliding window, O(1) worst-case time per row. max_arrivals bounds the weight in any window (default: no bound).",
+      "agg_funcs", classOf[DwaveAgg].getName),
+    Fn("dwave_merge", Seq(req("sketch")), a => DwaveMergeAgg(a(0)),
+      "_FUNC_(sketch) - Order-preserving merge of deterministic waves; NULLs are ignored.",
+      "agg_funcs", classOf[DwaveMergeAgg].getName),
+    Fn("distinct_agg", Seq(req("value"), req("ts"), opt("window"), opt("epsilon"), opt("delta"), opt("window_type"),
+      opt("seed")),
+      a => DistinctAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6)),
+      "_FUNC_(value, ts [, window [, epsilon [, delta]]] [, window_type => 'time'|'count'] [, seed => s]) - " +
+        "Mergeable sliding-window distinct-count sketch (BINARY; randomized waves). Defaults: unbounded window, " +
+        "epsilon 0.1, delta 0.05. NULL value or ts rows are skipped.",
+      "agg_funcs", classOf[DistinctAgg].getName),
+    Fn("distinct_merge", Seq(req("sketch")), a => DistinctMergeAgg(a(0)),
+      "_FUNC_(sketch) - Lossless merge of distinct-count sketches (same epsilon, delta and seed); NULLs are ignored.",
+      "agg_funcs", classOf[DistinctMergeAgg].getName),
     Fn("ecm_point", Seq(req("sketch"), req("key"), opt("range"), opt("now")), a => EcmPoint(a),
       "_FUNC_(sketch, key [, range [, now]]) - Estimated weight of key in (now - range, now]. Range defaults to the window, now to the sketch's last timestamp.",
       "misc_funcs", classOf[EcmPoint].getName),
@@ -57,6 +79,12 @@ object Functions {
     Fn("eh_count", Seq(req("sketch"), opt("range"), opt("now")), a => EhCount(a),
       "_FUNC_(sketch [, range [, now]]) - Estimated count (or sum) of an exponential histogram over the range.",
       "misc_funcs", classOf[EhCount].getName),
+    Fn("dwave_count", Seq(req("sketch"), opt("range"), opt("now")), a => DwaveCount(a),
+      "_FUNC_(sketch [, range [, now]]) - Estimated count (or sum, for a sum wave) of a deterministic wave over the range.",
+      "misc_funcs", classOf[DwaveCount].getName),
+    Fn("distinct_count", Seq(req("sketch"), opt("range"), opt("now")), a => DistinctCount(a),
+      "_FUNC_(sketch [, range [, now]]) - Estimated number of distinct values seen in (now - range, now].",
+      "misc_funcs", classOf[DistinctCount].getName),
     Fn("sketch_info", Seq(req("sketch")), a => SketchInfo(a),
       "_FUNC_(sketch) - STRUCT describing a sketch: kind, parameters, merge depth, certified error bound, timestamps, size.",
       "misc_funcs", classOf[SketchInfo].getName)

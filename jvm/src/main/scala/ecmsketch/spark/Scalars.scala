@@ -10,6 +10,8 @@ import org.apache.spark.unsafe.types.UTF8String
 import ecmsketch.{SketchException, WindowSketch}
 import ecmsketch.ecm.EcmSketch
 import ecmsketch.format.SketchCodec
+import ecmsketch.dwave.DwSketch
+import ecmsketch.rwave.DistinctSketch
 import ecmsketch.window.EhSketch
 
 /** Base of the sketch query functions: the first `sketchArgs` children are BINARY sketches, a NULL
@@ -33,14 +35,27 @@ abstract class SketchScalar extends Expression with CodegenFallback {
     cacheSketch(i)
   }
 
+  private def wrong(expected: String, got: WindowSketch): SketchException =
+    new SketchException(s"$prettyName: expected $expected, got ${SketchCodec.describeKind(got)}")
+
   protected def ecm(i: Int, b: Array[Byte]): EcmSketch = decode(i, b) match {
     case s: EcmSketch => s
-    case _ => throw new SketchException(s"$prettyName: expected an ECM-sketch (from ecm_agg or ecm_merge), got an exponential histogram")
+    case other => throw wrong("an ECM-sketch (from ecm_agg or ecm_merge)", other)
   }
 
   protected def eh(i: Int, b: Array[Byte]): EhSketch = decode(i, b) match {
     case s: EhSketch => s
-    case _ => throw new SketchException(s"$prettyName: expected an exponential histogram (from eh_agg or eh_merge), got an ECM-sketch")
+    case other => throw wrong("an exponential histogram (from eh_agg or eh_merge)", other)
+  }
+
+  protected def dw(i: Int, b: Array[Byte]): DwSketch = decode(i, b) match {
+    case s: DwSketch => s
+    case other => throw wrong("a deterministic wave (from dwave_agg or dwave_merge)", other)
+  }
+
+  protected def distinct(i: Int, b: Array[Byte]): DistinctSketch = decode(i, b) match {
+    case s: DistinctSketch => s
+    case other => throw wrong("a distinct-count sketch (from distinct_agg or distinct_merge)", other)
   }
 
   protected def checkArgs(): Unit = ()
@@ -163,6 +178,22 @@ case class EhCount(children: Seq[Expression]) extends RangeQuery[EhSketch] {
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EhCount = copy(children = c)
 }
 
+/** `dwave_count(sketch [, range [, now]])`: count (or sum, for a sum wave) of a deterministic wave. */
+case class DwaveCount(children: Seq[Expression]) extends RangeQuery[DwSketch] {
+  override def prettyName: String = "dwave_count"
+  protected def sketch(b: Array[Byte]): DwSketch = dw(0, b)
+  protected def query(s: DwSketch, r: java.lang.Long, n: java.lang.Long): Double = s.count(r, n)
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): DwaveCount = copy(children = c)
+}
+
+/** `distinct_count(sketch [, range [, now]])`: distinct values whose latest occurrence is in the range. */
+case class DistinctCount(children: Seq[Expression]) extends RangeQuery[DistinctSketch] {
+  override def prettyName: String = "distinct_count"
+  protected def sketch(b: Array[Byte]): DistinctSketch = distinct(0, b)
+  protected def query(s: DistinctSketch, r: java.lang.Long, n: java.lang.Long): Double = s.count(r, n)
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): DistinctCount = copy(children = c)
+}
+
 /** `sketch_info(sketch)`: a STRUCT describing any sketch of this library. */
 case class SketchInfo(children: Seq[Expression]) extends SketchScalar {
   override def prettyName: String = "sketch_info"
@@ -188,6 +219,8 @@ object SketchInfo {
     StructField("epsilon", DoubleType), StructField("delta", DoubleType),
     StructField("width", IntegerType), StructField("depth", IntegerType),
     StructField("cell_kind", StringType), StructField("cell_epsilon", DoubleType), StructField("cm_epsilon", DoubleType),
+    StructField("max_arrivals", LongType), StructField("cell_delta", DoubleType),
+    StructField("wave_capacity", IntegerType), StructField("wave_instances", IntegerType),
     StructField("optimize_for", StringType), StructField("key_type", StringType), StructField("seed", LongType),
     StructField("planned_merge_levels", IntegerType), StructField("merge_depth", IntegerType),
     StructField("error_bound", DoubleType), StructField("point_error_bound", DoubleType),
