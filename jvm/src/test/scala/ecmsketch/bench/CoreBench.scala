@@ -3,9 +3,10 @@ package ecmsketch.bench
 import java.nio.file.{Files, Paths}
 
 import ecmsketch.WindowSpec
-import ecmsketch.ecm.{EcmSketch, QueryKind}
+import ecmsketch.dwave.{DetWave, DwConfig}
+import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
-import ecmsketch.window.{EhConfig, ExpHistogram}
+import ecmsketch.window.{CellFamily, EhConfig, ExpHistogram}
 
 /** Single-thread throughput and size of the core (paper Table 3 setting: eps = 0.1, delta = 0.1,
   * window 10^6 time units). Prints a table and writes bench/results/core.{md,json}. Run with
@@ -84,6 +85,59 @@ object CoreBench {
       n / ((System.nanoTime() - t0) / 1e9)
     }
     rows += (("EH updates/s (eps=0.1)", f"${median(ehRates)}%,.0f", "single counter"))
+
+    // Deterministic waves: ECM-DW (Table 3: 1,167,704/s) and a wave alone
+    val dwPlan = Planner.plan(0.1, 0.1, QueryKind.Point, 0, CellFamily.DetWaveId)
+    var lastDw: EcmSketch = null
+    val dwRates = (0 until reps).map { _ =>
+      val s = EcmSketch.create(spec, dwPlan, 1L)
+      val t0 = System.nanoTime()
+      var i = 0
+      while (i < n) { s.add(keys(i), ts(i), 1L); i += 1 }
+      val dt = (System.nanoTime() - t0) / 1e9
+      lastDw = s
+      n / dt
+    }
+    rows += (("ECM-DW updates/s (eps=0.1, delta=0.1)", f"${median(dwRates)}%,.0f", f"paper 1,167,704; ratio to ECM-EH ${median(dwRates) / median(ecmRates)}%.2f"))
+    rows += (("ECM-DW serialized bytes after 10M events", f"${SketchCodec.encode(lastDw).length}%,d", f"ECM-EH: ${bytes.length}%,d"))
+    val waveRates = (0 until reps).map { _ =>
+      val w = new DetWave(DwConfig(0.1, 1000000L, DwConfig.Unbounded))
+      val t0 = System.nanoTime()
+      var i = 0
+      while (i < n) { w.add(ts(i)); i += 1 }
+      n / ((System.nanoTime() - t0) / 1e9)
+    }
+    rows += (("DW updates/s (eps=0.1)", f"${median(waveRates)}%,.0f", f"single counter; EH/DW ${median(ehRates) / median(waveRates)}%.2f"))
+
+    // Randomized waves: ECM-RW (Table 3: 177,149/s). Its memory grows as 1/eps^2 per level and
+    // instance (the paper's run took 400 MB), so it runs on the first rwEvents events, beside ECM-EH
+    // and ECM-DW on the same prefix.
+    val rwEvents = math.min(n, 300000)
+    val rwPlan = Planner.plan(0.1, 0.1, QueryKind.Point, 0, CellFamily.RandWaveId)
+    var lastRw: EcmSketch = null
+    val rwRates = (0 until math.min(reps, 3)).map { _ =>
+      val s = EcmSketch.create(spec, rwPlan, 1L)
+      val t0 = System.nanoTime()
+      var i = 0
+      while (i < rwEvents) { s.add(keys(i), ts(i), 1L); i += 1 }
+      val dt = (System.nanoTime() - t0) / 1e9
+      lastRw = s
+      rwEvents / dt
+    }
+    def prefixBytes(plan: ecmsketch.ecm.EcmPlan): Int = {
+      val s = EcmSketch.create(spec, plan, 1L)
+      var i = 0
+      while (i < rwEvents) { s.add(keys(i), ts(i), 1L); i += 1 }
+      SketchCodec.encode(s).length
+    }
+    val ehPrefix = prefixBytes(Planner.plan(0.1, 0.1, QueryKind.Point, 0))
+    val dwPrefix = prefixBytes(dwPlan)
+    val rwBytes = SketchCodec.encode(lastRw).length
+    rows += (("ECM-RW updates/s (eps=0.1, delta=0.1)", f"${median(rwRates)}%,.0f",
+      f"paper 177,149; ${rwEvents}%,d events; ratio to ECM-EH ${median(rwRates) / median(ecmRates)}%.3f"))
+    rows += ((f"serialized bytes after ${rwEvents}%,d events: EH / DW / RW", f"$ehPrefix%,d / $dwPrefix%,d / $rwBytes%,d",
+      f"RW/EH = ${rwBytes.toDouble / ehPrefix}%.0fx (paper: RW >= 10x); RW ${lastRw.width} x ${lastRw.depth}, " +
+        s"${rwPlan.cellDelta.formatted("%.4f")} cell delta"))
 
     // Merge of 33 site sketches (order-preserving, n-way)
     val sites = (0 until 33).map { site =>
