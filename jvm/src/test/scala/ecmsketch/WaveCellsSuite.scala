@@ -115,6 +115,7 @@ class WaveCellsSuite extends AnyFunSuite {
           case e: EcmSketch => e.add(rnd.nextInt(40).toLong, t, 1L)
           case d: DwSketch => d.add(t, rnd.nextInt(4).toLong)
           case d: DistinctSketch => d.add(rnd.nextInt(500).toLong, t)
+          case other => fail(s"unexpected ${other.getClass}")
         }
       }
       val b = SketchCodec.encodeAny(s0)
