@@ -16,13 +16,17 @@ def _blocks(lang: str):
         return re.findall(rf"```{lang}\n(.*?)```", f.read(), re.S)
 
 
-def test_readme_sql_runs(spark):
-    (sql,) = _blocks("sql")
+def _run_sql(spark, sql: str):
     rows = None
     for stmt in [s.strip() for s in sql.split(";\n") if s.strip()]:
         stmt = "\n".join(ln for ln in stmt.splitlines() if not ln.strip().startswith("--")).strip().rstrip(";")
         rows = spark.sql(stmt).collect()
-    (row,) = rows
+    return rows
+
+
+def test_readme_sql_runs(spark):
+    sql, _ = _blocks("sql")
+    (row,) = _run_sql(spark, sql)
     # the last minute of /p/3: 60 events, one in 7 is /p/3 -> 8 or 9; certified bound is epsilon
     exact = spark.sql("""SELECT count(*) FROM clicks WHERE url = '/p/3'
                          AND ts > (SELECT max(ts) FROM clicks) - INTERVAL '1 minute'""").first()[0]
@@ -31,8 +35,28 @@ def test_readme_sql_runs(spark):
     assert row.bound <= 0.05
 
 
+def test_readme_wave_sql_runs(spark):
+    _, sql = _blocks("sql")
+    (row,) = _run_sql(spark, sql)
+    # the last hour holds 36,000 visits by all 1,000 users
+    last = spark.sql("SELECT max(ts) FROM visits").first()[0]
+    exact = spark.sql(f"""SELECT count(*) AS n, count(DISTINCT user_id) AS u FROM visits
+                          WHERE ts > timestamp'{last}' - INTERVAL '1 hour'""").first()
+    assert exact.n == 36000 and exact.u == 1000
+    assert abs(row.visits_last_hour - exact.n) <= 0.01 * exact.n
+    assert abs(row.users_last_hour - exact.u) <= 0.1 * exact.u
+
+
+def test_readme_wave_python_runs():
+    _, code = _blocks("python")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    count, users = map(float, out.stdout.strip().splitlines()[-1].split())
+    assert abs(count - 1800) <= 0.01 * 1800 and abs(users - 500) <= 0.1 * 500
+
+
 def test_readme_python_runs():
-    (code,) = _blocks("python")
+    code, _ = _blocks("python")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     last = out.stdout.strip().splitlines()[-1].split()
