@@ -4,7 +4,8 @@ import ecmsketch.SketchException
 import ecmsketch.format.{ByteReader, ByteWriter}
 
 /** A sliding-window counter that can be a cell of an ECM-sketch. Implementations: the exponential
-  * histogram (cell kind 1); deterministic and randomized waves plug in here as further kinds.
+  * histogram (cell kind 1), the deterministic wave (2, ecmsketch.dwave) and the randomized wave
+  * (3, ecmsketch.rwave). EcmSketch.familyFor builds the family of a cell kind from its parameters.
   */
 trait WindowCounter {
   def add(ts: Long): Unit
@@ -45,11 +46,6 @@ object CellFamily {
     case DetWaveId => "dwave"
     case RandWaveId => "rwave"
     case other => s"unknown($other)"
-  }
-  /** The family for a cell kind id read from bytes. */
-  def forId(id: Int, epsilon: Double, window: Long): CellFamily = id match {
-    case ExpHistogramId => new EhCells(EhConfig(epsilon, window))
-    case other => throw new SketchException(s"corrupt sketch: unknown cell kind $other")
   }
 }
 
