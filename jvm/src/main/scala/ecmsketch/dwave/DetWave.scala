@@ -114,7 +114,11 @@ final class DetWave(val config: DwConfig) extends WindowCounter {
   private[dwave] var rhPos: Long = 0L
   private[dwave] var rhZ: Long = 0L
   private[dwave] var rhV: Long = 0L
+  // top-level overflow record: the newest unexpired item the top level discarded (its pos and z);
+  // every unit with rank <= ovfZ lies at or before _overflowTs
+  private[dwave] var hasOvf: Boolean = false
   private var _overflowTs: Long = Long.MinValue
+  private[dwave] var ovfZ: Long = 0L
 
   def isEmpty: Boolean = count == 0 && !hasRh
   def lastTs: Long = _lastTs
@@ -279,7 +283,9 @@ final class DetWave(val config: DwConfig) extends WindowCounter {
         if (prev >= 0) setExp(pPos(prev), pZ(prev))
         hasRh = true; rhPos = p; rhZ = pZ(d); rhV = pV(d)
       }
-      if (j == top && p > _overflowTs) _overflowTs = p
+      if (j == top && (!hasOvf || p > _overflowTs || (p == _overflowTs && pZ(d) > ovfZ))) {
+        hasOvf = true; _overflowTs = p; ovfZ = pZ(d)
+      }
     }
     unlink(d); freeNode(d)
   }
@@ -351,7 +357,7 @@ final class DetWave(val config: DwConfig) extends WindowCounter {
 
   /** Returns zb of p2 (or NoP2 when the answer is exactly 0) and leaves z of p1 in lastZ1. */
   private def locateZb2(lo: Long): Long = {
-    if (lo <= _overflowTs && _overflowTs != Long.MinValue) overflowError(lo)
+    if (hasOvf && lo <= _overflowTs) overflowError(lo)
     if (!started) { lastZ1 = 0L; return NoP2 }
     if (lo <= expPos) {
       // every unit after rank expZ lies at or after expPos >= lo; those up to expZ lie at or before
@@ -359,10 +365,11 @@ final class DetWave(val config: DwConfig) extends WindowCounter {
       lastZ1 = 0L
       return expZ
     }
-    if (hasRh && rhPos >= lo) { lastZ1 = expZ; return rhZ - rhV }
+    // from here on lo > overflowTs, so the units up to ovfZ lie before lo
+    if (hasRh && rhPos >= lo) { lastZ1 = math.max(expZ, ovfZ); return rhZ - rhV }
     val p2 = firstAtOrAfter(lo)
     if (p2 < 0) { lastZ1 = 0L; return NoP2 }
-    var z1 = expZ
+    var z1 = math.max(expZ, ovfZ)
     val pred = pPrev(p2)
     if (pred >= 0 && pZ(pred) > z1) z1 = pZ(pred)
     if (hasRh && rhZ > z1) z1 = rhZ
@@ -384,6 +391,18 @@ final class DetWave(val config: DwConfig) extends WindowCounter {
     if (hasRh) f(rhPos, rhZ - rhV, rhZ)
     var n = lHead
     while (n >= 0) { f(pPos(n), pZ(n) - pV(n), pZ(n)); n = pNext(n) }
+  }
+
+  /** The chain for the merge: like [[foreachItem]], with the overflow record inserted as a
+    * zero-weight element (pos = overflowTs, zb = z = ovfZ) where it splits a gap.
+    */
+  private[dwave] def foreachElement(f: (Long, Long, Long) => Unit): Unit = {
+    var pending = hasOvf && ovfZ > expZ
+    foreachItem { (p, zb, z) =>
+      if (pending && ovfZ <= zb) { f(_overflowTs, ovfZ, ovfZ); pending = false }
+      else if (pending && ovfZ <= z) pending = false // the record ends this element: nothing to split
+      f(p, zb, z)
+    }
   }
 
   // ---------------------------------------------------------------- invariants
@@ -450,8 +469,9 @@ final class DetWave(val config: DwConfig) extends WindowCounter {
       if (pZ(n) > aZ) { aZ = pZ(n); aPos = pPos(n) }
       n = pNext(n)
     }
+    if (hasOvf && (ovfZ < 0 || ovfZ > _total || _overflowTs > _lastTs)) return s"overflow record ($ovfZ at ${_overflowTs}) out of range"
     val minStart = math.max(if (canE) eb + 1 else Long.MinValue,
-      if (_overflowTs == Long.MaxValue) Long.MaxValue else _overflowTs + 1)
+      if (!hasOvf) Long.MinValue else if (_overflowTs == Long.MaxValue) Long.MaxValue else _overflowTs + 1)
     var first = true
     while (first || n >= 0) {
       val isRh = first && liveRh
@@ -461,6 +481,11 @@ final class DetWave(val config: DwConfig) extends WindowCounter {
         val bZb = if (isRh) rhZ - rhV else pZ(n) - pV(n)
         if (bZb < aZ) return s"chain element (zb $bZb) overlaps its predecessor (z $aZ)"
         if (bPos < aPos) return s"chain positions decrease: $bPos after $aPos"
+        if (hasOvf && bPos > _overflowTs) {
+          // starts in this gap are after the overflow: the units up to ovfZ lie before them
+          if (ovfZ > bZb) return s"overflow record (z $ovfZ) after the item at $bPos (zb $bZb)"
+          if (ovfZ > aZ) { aZ = ovfZ; aPos = _overflowTs }
+        }
         val u = bZb - aZ
         if (u > 0 && aPos < bPos && math.max(aPos + 1, minStart) <= bPos) {
           val low = _total - bZb
@@ -484,6 +509,7 @@ final class DetWave(val config: DwConfig) extends WindowCounter {
     w.rings = rings.map(r => if (r == null) null else r.clone()); w.rHead = rHead.clone(); w.rSize = rSize.clone()
     w._total = _total; w._lastTs = _lastTs; w.started = started; w.expPos = expPos; w.expZ = expZ
     w.hasRh = hasRh; w.rhPos = rhPos; w.rhZ = rhZ; w.rhV = rhV; w._overflowTs = _overflowTs
+    w.hasOvf = hasOvf; w.ovfZ = ovfZ
     w
   }
 
@@ -491,9 +517,11 @@ final class DetWave(val config: DwConfig) extends WindowCounter {
     * Returns null on success or the violated invariant; allocates proportionally to n.
     */
   private[dwave] def restore(n: Int, pos: Array[Long], zs: Array[Long], vs: Array[Long], expP: Long, expZv: Long,
-                             rh: Boolean, rhP: Long, rhZv: Long, rhVv: Long, ovf: Long, last: Long): String = {
+                             rh: Boolean, rhP: Long, rhZv: Long, rhVv: Long,
+                             ovf: Boolean, ovfTs: Long, ovfZv: Long, last: Long): String = {
     started = true; _lastTs = last; expPos = expP; expZ = expZv
-    hasRh = rh; rhPos = rhP; rhZ = rhZv; rhV = rhVv; _overflowTs = ovf
+    hasRh = rh; rhPos = rhP; rhZ = rhZv; rhV = rhVv
+    hasOvf = ovf; _overflowTs = if (ovf) ovfTs else Long.MinValue; ovfZ = if (ovf) ovfZv else 0L
     ensureRings()
     // count the items per level first, so that rings are allocated to their sizes
     val per = new Array[Int](config.levels)
@@ -564,7 +592,10 @@ object DetWave {
         if (c.isEmpty) None else Some(c)
       }
     }
-    val ovf = present.iterator.map(_.overflowTs).foldLeft(Long.MinValue)(math.max)
+    val ovfIn = live.filter(_.hasOvf) // an input without live items has no relevant overflow
+    val hasOvfIn = ovfIn.nonEmpty
+    val ovf = ovfIn.iterator.map(_.overflowTs).foldLeft(Long.MinValue)(math.max)
+    var ovfPlacedZ = 0L // the merged total placed at or before ovf
     val out =
       if (live.size == 1 && live.head.config == config) { val c = live.head; if (present.exists(_ eq c)) c.copy() else c }
       else {
@@ -579,7 +610,7 @@ object DetWave {
           live.foreach { w =>
             runStarts(r) = n; r += 1
             var aPos = w.expPos; var aZ = w.expZ
-            w.foreachItem { (p, zb, z) =>
+            w.foreachElement { (p, zb, z) =>
               val u = zb - aZ
               val lo = u / 2
               if (lo > 0) { ts(n) = aPos; ws(n) = lo; n += 1 }
@@ -597,12 +628,15 @@ object DetWave {
               w += sws(i); i += 1
             }
             res.add(t, w)
+            if (hasOvfIn && t <= ovf) ovfPlacedZ = res.total
           }
         }
         res
       }
     if (lastTs != Long.MinValue && lastTs > out.lastTs) out.advanceTo(lastTs) else out.expireAll()
-    if (ovf > out._overflowTs) out._overflowTs = ovf
+    if (hasOvfIn && (!out.hasOvf || ovf > out._overflowTs)) {
+      out.hasOvf = true; out._overflowTs = ovf; out.ovfZ = ovfPlacedZ
+    }
     out
   }
 }

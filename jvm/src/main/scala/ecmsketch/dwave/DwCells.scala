@@ -9,7 +9,7 @@ import ecmsketch.window.{CellFamily, WindowCounter}
   *
   * Encoding of a non-empty cell (after a full expiry; all varints unsigned LEB128):
   * varint n (stored items, >= 1; 0 = empty cell, nothing follows); varint overflow
-  * (0 = none, else 1 + overflowTs - base); varint expPos - base; varint expZ; varint rh
+  * (0 = none, else 1 + overflowTs - base, then varint ovfZ); varint expPos - base; varint expZ; varint rh
   * (0 = none, else 1 + rhPos - expPos, then varint zb(rh) - expZ and varint v(rh) >= 1);
   * then per item, oldest first: varint pos - previous pos, varint zb - previous z, varint v >= 1,
   * where "previous" starts at the removed head if any, else at the expiry record.
@@ -45,9 +45,10 @@ final class DwCells(val config: DwConfig) extends CellFamily {
         out.putVarLong(w.itemCount)
         val ovf = w.overflowTs
         // an overflow at or before the window start can no longer refuse any legal query
-        val relevant = ovf != Long.MinValue && !(w.config.window != Long.MaxValue &&
+        val relevant = w.hasOvf && !(w.config.window != Long.MaxValue &&
           w.lastTs >= Long.MinValue + w.config.window && ovf <= w.lastTs - w.config.window)
-        out.putVarLong(if (relevant) 1L + delta(base, ovf, "overflow timestamp") else 0L)
+        if (relevant) { out.putVarLong(1L + delta(base, ovf, "overflow timestamp")); out.putVarLong(w.ovfZ) }
+        else out.putVarLong(0L)
         out.putVarLong(delta(base, w.expPos, "expiry record"))
         out.putVarLong(w.expZ)
         var prevPos = w.expPos
@@ -72,6 +73,7 @@ final class DwCells(val config: DwConfig) extends CellFamily {
     val ovfCode = in.getVarLong("wave overflow timestamp")
     val ovf = if (ovfCode == 0L) Long.MinValue else addTs(base, ovfCode - 1, "wave overflow timestamp")
     if (ovfCode != 0L && ovf > lastTs) throw corrupt(s"wave overflow timestamp $ovf after the last timestamp $lastTs")
+    val ovfZ = if (ovfCode == 0L) 0L else in.getVarIn("wave overflow total", 0, Long.MaxValue)
     val expPos = addTs(base, in.getVarLong("wave expiry timestamp"), "wave expiry timestamp")
     if (expPos > lastTs) throw corrupt(s"wave expiry timestamp $expPos after the last timestamp $lastTs")
     val expZ = in.getVarIn("wave expiry total", 0, Long.MaxValue)
@@ -104,7 +106,7 @@ final class DwCells(val config: DwConfig) extends CellFamily {
         throw corrupt(s"wave item at ${if (rhCode != 0L) rhPos else pos(0)} lies wholly before the window")
     }
     val w = new DetWave(config)
-    val bad = w.restore(n, pos, zs, vs, expPos, expZ, rhCode != 0L, rhPos, rhZ, rhV, ovf, lastTs)
+    val bad = w.restore(n, pos, zs, vs, expPos, expZ, rhCode != 0L, rhPos, rhZ, rhV, ovfCode != 0L, ovf, ovfZ, lastTs)
     if (bad != null) throw corrupt(bad)
     w
   }

@@ -23,11 +23,11 @@ class DetWaveSuite extends AnyFunSuite {
     var worstAll = 0.0
     val perKind = new Array[Double](4)
     var queries = 0L
-    for (eps <- Epsilons; kind <- 0 to 3; weighted <- Seq(false, true); window <- Seq(20L, 700L, Long.MaxValue); seed <- 0 until 2) {
+    for (eps <- Epsilons; kind <- 0 to 3; weighted <- Seq(false, true); window <- Seq(20L, 700L, Long.MaxValue); u <- Seq(Long.MaxValue, 60L); seed <- 0 until 2) {
       val rnd = new Random(seed * 1000003L + kind * 101 + (eps * 1e4).toLong + window.hashCode)
       val n = if (eps < 0.02) 1500 else 500
       val s = stream(rnd, n, kind, weighted)
-      val cfg = DwConfig(eps, window, Long.MaxValue)
+      val cfg = DwConfig(eps, window, u)
       val w = new DetWave(cfg)
       var i = 0
       while (i < n) {
