@@ -65,6 +65,21 @@ class DwMergeSuite extends AnyFunSuite {
     info(f"worst error / ((1+eps)^(h+1) - 1) = $worstR%.3f")
   }
 
+  test("merges of overflowed waves: ranges after the newest overflow stay within (1+eps)^2 - 1") {
+    var worstR = 0.0; var overflowed = 0
+    for (eps <- Seq(0.5, 0.25, 0.1); n <- Seq(2, 3, 8); window <- Seq(300L, Long.MaxValue); seed <- 0 until 3) {
+      val rnd = new Random(seed * 31 + n + (eps * 100).toInt)
+      val cfg = DwConfig(eps, window, 40)
+      val ss = (0 until n).map(_ => stream(rnd, 200 + rnd.nextInt(200), rnd.nextInt(4), weighted = rnd.nextBoolean(), rnd.nextInt(300)))
+      val ws = ss.map(s => build(cfg, s, check = true))
+      val m = DetWave.merge(ws, DwConfig(eps, window, DwConfig.mergedArrivals(ws.map(_.config.maxArrivals))))
+      if (m.overflowTs != Long.MinValue) overflowed += 1
+      worstR = math.max(worstR, check(m, union(ss), math.pow(1 + eps, 2) - 1, window, s"overflowed eps=$eps n=$n"))
+    }
+    info(f"$overflowed overflowed merges: worst error / bound = $worstR%.3f")
+    assert(overflowed > 0)
+  }
+
   test("merge edge cases: empty inputs, single input copied, clocks differ, overflow carried") {
     val cfg = DwConfig(0.25, 100, Long.MaxValue)
     val a = new DetWave(cfg); val b = new DetWave(cfg)
