@@ -1,0 +1,49 @@
+package ecmsketch.dwave
+
+import org.scalatest.funsuite.AnyFunSuite
+import ecmsketch.{SketchException, WindowSpec}
+
+import scala.util.Random
+
+class DwSketchSuite extends AnyFunSuite {
+  val time = WindowSpec(countWindow = false, tsMicros = false, window = 1000)
+  val count = WindowSpec(countWindow = true, tsMicros = false, window = 1000)
+
+  test("create, add, count, copy") {
+    val s = DwSketch.create(time, 0.1, 2, Long.MaxValue)
+    assert(math.pow(1 + s.cellEpsilon, 3) - 1 <= 0.1 && s.errorBound <= 0.1)
+    val rnd = new Random(1)
+    val ts = (0 until 5000).map(i => i.toLong / 2)
+    var truth = 0L
+    ts.foreach { t => val v = 1L + rnd.nextInt(3); s.add(t, v); if (t > ts.last - 1000) truth += v }
+    assert(math.abs(s.count(null, null) - truth) <= s.errorBound * truth)
+    assert(s.count(0L, null) == 0.0)
+    val c = s.copy(); c.add(ts.last + 1)
+    assert(c.count(null, null) != s.count(null, null) || c.lastTs != s.lastTs)
+    assert(s.count(null, java.lang.Long.valueOf(ts.last + 5000)) == 0.0)
+    intercept[SketchException](s.add(0L))
+    intercept[SketchException](s.count(2000L, null))
+  }
+
+  test("merge: time windows merge within the bound; count windows refused, partials allowed") {
+    val rnd = new Random(2)
+    val parts = (0 until 4).map(_ => DwSketch.create(time, 0.2, 2, 5000))
+    var all = Seq[(Long, Long)]()
+    parts.foreach { p => var t = rnd.nextInt(50).toLong; for (_ <- 0 until 800) { t += rnd.nextInt(3); p.add(t); all :+= ((t, 1L)) } }
+    val m = DwSketch.merge(parts)
+    assert(m.mergeDepth == 1 && m.errorBound <= 0.2 && m.maxArrivals == 40000)
+    val now = all.map(_._1).max
+    val truth = all.count(_._1 > now - 1000)
+    assert(math.abs(m.count(null, null) - truth) <= m.errorBound * truth)
+    val m2 = DwSketch.merge(Seq(m, DwSketch.create(time, 0.2, 2, 5000)))
+    assert(m2.mergeDepth == 1 && m2.count(null, null) == m.count(null, null))
+    val c1 = DwSketch.create(count, 0.2, 1, Long.MaxValue); val c2 = DwSketch.create(count, 0.2, 1, Long.MaxValue)
+    (1L to 100L).foreach(i => if (i % 2 == 0) c1.add(i) else c2.add(i))
+    assert(intercept[SketchException](DwSketch.merge(Seq(c1, c2))).getMessage.contains("count-based"))
+    val cu = DwSketch.mergeUnchecked(Seq(c1, c2))
+    assert(math.abs(cu.count(50L, null) - 50) <= cu.errorBound * 50)
+    intercept[SketchException](c1.add(100L)) // sequence numbers are unique
+    val other = DwSketch.create(time, 0.1, 2, 5000)
+    assert(intercept[SketchException](DwSketch.merge(Seq(parts(0), other))).getMessage.contains("epsilon"))
+  }
+}
