@@ -42,18 +42,29 @@ object DwConfig {
   final val MaxLevels = 62
   final val Unbounded = Long.MaxValue
   /** U of an order-preserving merge: Unbounded if any input is, else 2 * sum (saturating). */
-  def mergedArrivals(us: Seq[Long]): Long = {
+  def mergedArrivals(us: Seq[Long]): Long = mergedArrivals(us, sameStream = false)
+
+  /** U of an order-preserving merge: Unbounded if any input is; else twice the sum of the inputs'
+    * U for sketches of different streams (sites), or twice their maximum for partial sketches of
+    * one stream (whose union respects one U). The factor 2 is headroom for the merge's split events;
+    * if it ever proved too small, the merged wave reports the overflow like any other (an error on
+    * the affected ranges, never a wrong answer).
+    */
+  def mergedArrivals(us: Seq[Long], sameStream: Boolean): Long = {
     SketchException.require(us.nonEmpty, "mergedArrivals needs at least one max_arrivals")
     var s = 0L
     val it = us.iterator
     while (it.hasNext) {
       val u = it.next()
       SketchException.require(u > 0, s"max_arrivals must be positive, got $u")
-      if (u == Unbounded || s > Unbounded / 2 - u) return Unbounded
-      s += u
+      if (u == Unbounded) return Unbounded
+      if (sameStream) s = math.max(s, u)
+      else if (s > Unbounded / 2 - u) return Unbounded
+      else s += u
     }
     if (s > Unbounded / 2) Unbounded else 2 * s
   }
+
 }
 
 /** A deterministic wave: a sliding-window counter (or sum of non-negative integer weights) with

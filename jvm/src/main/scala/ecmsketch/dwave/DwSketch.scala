@@ -54,14 +54,16 @@ object DwSketch {
   /** Cross-site merge: count-based sketches refused; U = DwConfig.mergedArrivals. */
   def merge(sketches: Seq[DwSketch]): DwSketch = {
     WindowSketch.checkMergeable(sketches, "dwave merge")
-    mergeUnchecked(sketches)
+    mergeImpl(sketches, sameStream = false)
   }
 
-  /** Merge of partial sketches of one stream (count windows allowed). U = mergedArrivals of the
-    * inputs' U. When at most one input holds items, its wave is copied (with its own U), so that no
-    * error is added where the merge depth does not grow.
+  /** Merge of partial sketches of one stream (count windows allowed): U = mergedArrivals(sameStream). */
+  private[ecmsketch] def mergeUnchecked(sketches: Seq[DwSketch]): DwSketch = mergeImpl(sketches, sameStream = true)
+
+  /** When at most one input holds items, its wave is copied (with its own U), so that no error is
+    * added where the merge depth does not grow.
     */
-  private[ecmsketch] def mergeUnchecked(sketches: Seq[DwSketch]): DwSketch = {
+  private def mergeImpl(sketches: Seq[DwSketch], sameStream: Boolean): DwSketch = {
     SketchException.require(sketches.nonEmpty, "dwave merge needs at least one sketch")
     val first = sketches.head
     sketches.tail.foreach { s =>
@@ -75,7 +77,7 @@ object DwSketch {
         val src = contributing.headOption.getOrElse(first)
         DetWave.merge(sketches.map(_.wave), src.wave.config)
       } else {
-        val u = DwConfig.mergedArrivals(sketches.map(_.maxArrivals))
+        val u = DwConfig.mergedArrivals(contributing.map(_.maxArrivals), sameStream)
         DetWave.merge(sketches.map(_.wave), DwConfig(first.cellEpsilon, first.spec.window, u))
       }
     val out = new DwSketch(first.spec, first.epsilon, first.plannedLevels, first.cellEpsilon, w)

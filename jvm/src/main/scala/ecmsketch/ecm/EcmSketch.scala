@@ -394,10 +394,13 @@ object EcmSketch {
     */
   def merge(sketches: Seq[EcmSketch]): EcmSketch = {
     WindowSketch.checkMergeable(sketches, "ecm merge")
-    mergeUnchecked(sketches)
+    mergeImpl(sketches, sameStream = false)
   }
 
-  private[ecmsketch] def mergeUnchecked(sketches: Seq[EcmSketch]): EcmSketch = {
+  /** Merge of partial sketches of one stream (count windows allowed). */
+  private[ecmsketch] def mergeUnchecked(sketches: Seq[EcmSketch]): EcmSketch = mergeImpl(sketches, sameStream = true)
+
+  private def mergeImpl(sketches: Seq[EcmSketch], sameStream: Boolean): EcmSketch = {
     SketchException.require(sketches.nonEmpty, "merge needs at least one sketch")
     val first = sketches.head
     var keyType = KeyType.Unset
@@ -416,7 +419,7 @@ object EcmSketch {
     // max_arrivals of wave cells: kept when one sketch contributes, else headroom for the merged streams
     val outParams =
       if (contributing.size <= 1) contributing.headOption.getOrElse(first).params
-      else first.params.copy(maxArrivals = DwConfig.mergedArrivals(contributing.map(_.params.maxArrivals)))
+      else first.params.copy(maxArrivals = DwConfig.mergedArrivals(contributing.map(_.params.maxArrivals), sameStream))
     val family = if (outParams == first.params) first.family else familyFor(outParams)
     var i = 0
     if (contributing.size == 1 || sketches.size == 1) {

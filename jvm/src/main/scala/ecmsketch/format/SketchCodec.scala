@@ -96,6 +96,11 @@ object SketchCodec {
     }
     var i = 0
     val n = s.width * s.depth
+    // Wave cells are written on the sketch's clock (their decoder checks every item against the
+    // window ending at the sketch's last timestamp); cells not touched lately lag behind it.
+    if (!s.isEmpty && s.family.id != CellFamily.ExpHistogramId)
+      while (i < n) { val c = s.cells(i); if (c != null) c.advanceTo(s.lastTs); i += 1 }
+    i = 0
     while (i < n) { s.family.write(s.cells(i), out, s.firstTs); i += 1 }
     out.toByteArray
   }

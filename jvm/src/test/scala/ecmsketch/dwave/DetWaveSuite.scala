@@ -15,6 +15,7 @@ class DetWaveSuite extends AnyFunSuite {
     assert(DwConfig(0.5, 10, 1).levels == 1)
     assert(DwConfig(0.1, 10, 10).levels == 1 && DwConfig(0.1, 10, 11).levels == 2)
     assert(DwConfig.mergedArrivals(Seq(3L, 4L)) == 14L)
+    assert(DwConfig.mergedArrivals(Seq(3L, 4L), sameStream = true) == 8L) // partials of one stream: 2 * max
     assert(DwConfig.mergedArrivals(Seq(3L, Long.MaxValue)) == Long.MaxValue)
     assert(DwConfig.mergedArrivals(Seq(Long.MaxValue / 3, Long.MaxValue / 3)) == Long.MaxValue)
   }
