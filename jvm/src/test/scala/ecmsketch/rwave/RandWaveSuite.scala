@@ -71,7 +71,7 @@ class RandWaveSuite extends AnyFunSuite {
     w.advanceTo(149)
     assert(w.isEmpty && w.entryCount == 0)
     w.checkInvariants()
-    intercept[SketchException](w.advanceTo(149))
+    intercept[SketchException](w.advanceTo(148))
     intercept[SketchException](w.addItem(1, 10))
   }
 
