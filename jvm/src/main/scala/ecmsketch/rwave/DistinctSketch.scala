@@ -104,8 +104,9 @@ object DistinctSketch {
     val config = RwConfig(epsilon, delta, spec.window, seed)
     new DistinctSketch(spec, config, new RandWave(config))
   }
+  /** A sketch around a decoded wave; `w` may be null (an empty cell), which gives an empty wave. */
   private[ecmsketch] def restore(spec: WindowSpec, config: RwConfig, w: RandWave, keyType: Int): DistinctSketch = {
-    val s = new DistinctSketch(spec, config, w); s._keyType = keyType; s
+    val s = new DistinctSketch(spec, config, if (w == null) new RandWave(config) else w); s._keyType = keyType; s
   }
 
   /** Lossless n-way merge (GT §5, ECM §5.2); parameters and seed must be equal; count-based

@@ -199,6 +199,10 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   private[rwave] var _lastTs: Long = Long.MinValue
   /** True when every level is compacted for the current clock. */
   private[rwave] var canonical: Boolean = true
+  /** True when an id may occur twice in a level's log: set by [[addItem]], cleared when every level
+    * is compacted. Event ids of [[add]] are fresh, so cells skip the duplicate search.
+    */
+  private[rwave] var mayRepeat: Boolean = false
   private[this] var salt: Long = java.util.concurrent.ThreadLocalRandom.current().nextLong()
   private[this] var counter: Long = 0L
 
@@ -215,6 +219,11 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
 
   /** Records item `id` at `ts` (non-decreasing). */
   def addItem(id: Long, ts: Long): Unit = {
+    mayRepeat = true
+    insert(id, ts)
+  }
+
+  private def insert(id: Long, ts: Long): Unit = {
     if (ts < _lastTs) failOrder(ts)
     _lastTs = ts
     canonical = false
@@ -242,7 +251,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     if (ts < _lastTs) failOrder(ts)
     val id = Hashing.mix64(salt + counter)
     counter += 1
-    addItem(id, ts)
+    insert(id, ts) // a fresh id: compactions need not look for repeated ids
   }
 
   /** v arrivals with fresh ids; v > [[RandWave.MaxWeight]] is refused with a SketchException. */
@@ -318,13 +327,15 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   /** Canonicalizes `lv` for the current clock: keeps the latest occurrence of every id, drops
     * expired entries and keeps the `capacity` largest (ts, id), sorted by (ts, id).
     */
-  private[rwave] def compact(lv: Level): Unit = {
+  private[rwave] def compact(lv: Level): Unit = compact(lv, mayRepeat)
+
+  private[rwave] def compact(lv: Level, dedupe: Boolean): Unit = {
     val n = lv.n
     if (n == 0) { lv.dirty = false; return }
     val hb = hasBound; val b = bound
     val ts = lv.ts; val ids = lv.ids
-    val set = scratch.get().set
-    set.reset(n)
+    val set = if (dedupe) scratch.get().set else null
+    if (dedupe) set.reset(n)
     var w = n
     var k = 0
     var boundaryTs = 0L
@@ -335,7 +346,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
       if ((hb && t <= b) || (k >= cap && t < boundaryTs)) stop = true
       else {
         val id = ids(i)
-        if (set.add(id)) {
+        if (!dedupe || set.add(id)) {
           w -= 1; ts(w) = t; ids(w) = id; k += 1
           if (k == cap) boundaryTs = t
         }
@@ -376,6 +387,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
       }
     }
     canonical = true
+    mayRepeat = false
   }
 
   private def normalizeLevel(lv: Level): Unit = { if (lv.dirty) compact(lv); expireClean(lv) }
@@ -626,7 +638,7 @@ object RandWave {
         res.ts = sts; res.ids = sids
       }
       res.n = total
-      out.compact(res)
+      out.compact(res, dedupe = true) // inputs may share ids
       if (res.n == 0) null
       else {
         if (res.ts.length > 2 * math.max(4, res.n)) {

@@ -43,6 +43,9 @@ final class RwCells(val config: RwConfig) extends CellFamily {
     case other => throw new SketchException(s"cell of kind ${other.getClass.getSimpleName} in a randomized-wave sketch")
   }
 
+  /** Reads a cell written by [[write]]; null for an empty cell, or one whose items have all expired
+    * at `lastTs` (the clock of the decoded wave).
+    */
   def read(in: ByteReader, base: Long, lastTs: Long): WindowCounter = RwCells.readWave(config, in, base, lastTs)
 
   override def equals(o: Any): Boolean = o match { case e: RwCells => e.config == config; case _ => false }
@@ -199,7 +202,7 @@ object RwCells {
     w._lastTs = lastTs
     w.canonical = false
     w.normalize() // expires what lies before the sketch's window (cells are written at their own clock)
-    w
+    if (w.level0.n == 0) null else w
   }
 
   /** Rebuilds levels 1..60 of instance i from the candidates (extras, then level 0; together

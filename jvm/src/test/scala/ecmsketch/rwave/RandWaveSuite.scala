@@ -34,6 +34,7 @@ class RandWaveSuite extends AnyFunSuite {
     assert(RwConfig.instancesFor(0.5) == 1)
     val e = intercept[SketchException](RwConfig.instancesFor(1e-9))
     assert(e.getMessage.contains("too small"))
+    info(f"smallest supported delta: ${RwConfig.failureProbability(RwConfig.MaxInstances)}%.3g (r = 255)")
     intercept[SketchException](RwConfig(0.009, 0.1, 10, 0))
     intercept[SketchException](RwConfig(1.0, 0.1, 10, 0))
     intercept[SketchException](RwConfig(0.1, 0.0, 10, 0))

@@ -41,6 +41,7 @@ class RwCodecSuite extends AnyFunSuite {
         val d2 = decode(cfg, b, base, later)
         val w2 = w.copy(); w2.advanceTo(later)
         assert(java.util.Arrays.equals(encode(d2, base), encode(w2, base)), name)
+        assert(decode(cfg, b, base, w.lastTs + cfg.window) == null, name) // all expired: an empty cell
       }
       info(s"$name: ${s.length} items, ${w.entryCount} entries, ${b.length} bytes")
     }
