@@ -44,7 +44,7 @@ object RwConfig {
   final val MinEpsilon = 0.01
   /** Levels are 0..MaxLevel (the level hash has a 61-bit range). */
   final val MaxLevel = 60
-  /** Largest number of instances (the smallest supported delta is [[failureProbability]](255), about 2e-7). */
+  /** Largest number of instances (the smallest supported delta is [[failureProbability]](255), about 2.1e-8). */
   final val MaxInstances = 255
   /** XORed into the seed so the level hashes do not reuse the Count-Min row coefficients. */
   final val LevelSeedSalt = 0x52574156454C4556L // "RWAVELEV"

@@ -156,6 +156,59 @@ class RandWaveSuite extends AnyFunSuite {
     assert(f.toDouble / q <= 0.05)
   }
 
+  test("coverage is exact: the covering level holds exactly the ids with h >= l and latest ts >= s") {
+    var checked = 0
+    for (kind <- 0 until 5; seed <- 0 until 3) {
+      val rnd = new Random(kind * 10 + seed)
+      val window = Seq(Long.MaxValue, 700L, 2500L)(seed)
+      val s: Stream = kind match {
+        case 0 => random(rnd, 6000, 3000)
+        case 1 => bursty(rnd, 6000)
+        case 2 => runs(rnd, 12000)
+        case 3 => nearExpiry(rnd, 6000, if (window == Long.MaxValue) 500 else window)
+        case 4 => allDistinct(6000, 0)
+      }
+      val cfg = RwConfig(0.6, 0.2, window, rnd.nextLong())
+      val w = build(cfg, s)
+      w.checkInvariants()
+      val latest = new java.util.HashMap[Long, Long]()
+      s.foreach { case (id, t) => latest.put(id, t) }
+      val ids = latest.keySet().toArray.map(_.asInstanceOf[Long])
+      val lts = ids.map(latest.get(_))
+      for (lo <- boundaries(s, s.last._2, window) if rnd.nextInt(4) == 0; i <- 0 until cfg.instances) {
+        val l = w.coveringLevel(i, lo)
+        var truth = 0
+        var k = 0
+        while (k < ids.length) {
+          if (lts(k) >= lo && w.levelOf(i, ecmsketch.hash.Hashing.modP(ids(k))) >= l) truth += 1
+          k += 1
+        }
+        val got = if (l == 0) w.estimateFrom(lo) else w.instanceEstimateFrom(i, lo) / math.pow(2, l)
+        assert(got == truth.toDouble, s"kind $kind seed $seed lo $lo instance $i level $l")
+        checked += 1
+      }
+    }
+    info(s"$checked (instance, boundary) pairs checked exactly")
+  }
+
+  test("single-instance estimates are nearly unbiased (mean relative error)") {
+    var sum = 0.0; var n = 0
+    for (seed <- 0 until 30) {
+      val rnd = new Random(500 + seed)
+      val s = random(rnd, 8000, 1 << 30)
+      val w = build(RwConfig(0.9, 0.05, Long.MaxValue, rnd.nextLong()), s)
+      val o = new DistinctOracle(s)
+      for (lo <- boundaries(s, s.last._2, Long.MaxValue) if rnd.nextInt(20) == 0) {
+        val truth = o.from(lo).toDouble
+        if (truth > 2 * w.config.capacity) {
+          for (i <- 0 until w.config.instances) { sum += w.instanceEstimateFrom(i, lo) / truth - 1; n += 1 }
+        }
+      }
+    }
+    info(f"mean relative error of single instances (capacity 45): ${sum / n}%.4f over $n estimates")
+    assert(math.abs(sum / n) < 0.02)
+  }
+
   test("union counting (GT §4): parties see overlapping subsets of positions; merged wave counts the OR") {
     var worst = 0.0; var q = 0; var f = 0
     for (seed <- 0 until 4; t <- Seq(2, 5, 17)) {
