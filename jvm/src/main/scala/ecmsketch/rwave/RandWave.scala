@@ -2,7 +2,7 @@ package ecmsketch.rwave
 
 import ecmsketch.SketchException
 import ecmsketch.hash.Hashing
-import ecmsketch.window.{ExpHistogram, WindowCounter}
+import ecmsketch.window.WindowCounter
 
 /** Parameters of a randomized wave (Gibbons & Tirthapura §4-5, ECM §5.2; ALGORITHMS.md §4).
   *
@@ -610,42 +610,67 @@ object RandWave {
     val srcs = inputs.filter(_.level0.n > 0).toArray
     if (srcs.isEmpty) return out
     val buf = new Array[Level](srcs.length)
+    val cap = config.capacity
+    val hb = out.hasBound; val b = out.bound
+    val pos = new Array[Int](srcs.length)
+    val heap = new Array[Int](srcs.length)
+    val set = scratch.get().set
+    // max-heap of runs by their current (ts, id)
+    @inline def greater(x: Int, y: Int): Boolean = {
+      val tx = buf(x).ts(pos(x)); val ty = buf(y).ts(pos(y))
+      tx > ty || (tx == ty && buf(x).ids(pos(x)) > buf(y).ids(pos(y)))
+    }
+    def siftDown(start: Int, size: Int): Unit = {
+      var i = start
+      var done = false
+      while (!done) {
+        val l = 2 * i + 1
+        if (l >= size) done = true
+        else {
+          var c = l
+          if (l + 1 < size && greater(heap(l + 1), heap(l))) c = l + 1
+          if (greater(heap(c), heap(i))) { val t = heap(c); heap(c) = heap(i); heap(i) = t; i = c } else done = true
+        }
+      }
+    }
+    /** k-way merge from the newest end: pops (ts, id) in decreasing order, keeps the first (latest)
+      * sighting of each id, stops at expired items or after `capacity` ids. Work O(C log k).
+      */
     def mergeLevel(get: RandWave => Level): Level = {
       var k = 0
-      var total = 0
+      var total = 0L
       var j = 0
       while (j < srcs.length) {
         val lv = get(srcs(j))
-        if (lv != null && lv.n > 0) { buf(k) = lv; k += 1; total += lv.n }
+        if (lv != null && lv.n > 0) { buf(k) = lv; pos(k) = lv.n - 1; heap(k) = k; k += 1; total += lv.n }
         j += 1
       }
       if (k == 0) return null
-      val res = new Level(0)
-      val ts = new Array[Long](math.max(4, total)); val ids = new Array[Long](math.max(4, total))
-      val starts = new Array[Int](k + 1)
-      var o = 0
-      j = 0
-      while (j < k) {
-        starts(j) = o
-        System.arraycopy(buf(j).ts, 0, ts, o, buf(j).n); System.arraycopy(buf(j).ids, 0, ids, o, buf(j).n)
-        o += buf(j).n
-        j += 1
-      }
-      starts(k) = o
-      if (k == 1) { res.ts = ts; res.ids = ids }
-      else {
-        val (sts, sids) = ExpHistogram.mergeSortedRuns(ts, ids, starts, k, total)
-        res.ts = sts; res.ids = sids
-      }
-      res.n = total
-      out.compact(res, dedupe = true) // inputs may share ids
-      if (res.n == 0) null
-      else {
-        if (res.ts.length > 2 * math.max(4, res.n)) {
-          res.ts = java.util.Arrays.copyOf(res.ts, math.max(4, res.n)); res.ids = java.util.Arrays.copyOf(res.ids, math.max(4, res.n))
+      val outN = math.min(cap.toLong, total).toInt
+      val rts = new Array[Long](math.max(4, outN)); val rids = new Array[Long](math.max(4, outN))
+      var size = k
+      var h = size / 2 - 1
+      while (h >= 0) { siftDown(h, size); h -= 1 }
+      set.reset(outN)
+      var w = outN
+      var stop = false
+      while (!stop && size > 0 && w > 0) {
+        val top = heap(0)
+        val t = buf(top).ts(pos(top)); val id = buf(top).ids(pos(top))
+        if (hb && t <= b) stop = true
+        else {
+          if (set.add(id)) { w -= 1; rts(w) = t; rids(w) = id }
+          pos(top) -= 1
+          if (pos(top) < 0) { size -= 1; heap(0) = heap(size) }
+          if (size > 0) siftDown(0, size)
         }
-        res
       }
+      val n = outN - w
+      if (n == 0) return null
+      if (w > 0) { System.arraycopy(rts, w, rts, 0, n); System.arraycopy(rids, w, rids, 0, n) }
+      val res = new Level(0)
+      res.ts = rts; res.ids = rids; res.n = n
+      res
     }
     val l0 = mergeLevel(_.level0)
     out.level0 = if (l0 == null) new Level(4) else l0
