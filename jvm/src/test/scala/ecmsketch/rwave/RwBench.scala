@@ -3,7 +3,7 @@ package ecmsketch.rwave
 /** Manual micro-benchmark (not a test): sbt "Test/runMain ecmsketch.rwave.RwBench". */
 object RwBench {
   def main(args: Array[String]): Unit = {
-    for ((eps, delta) <- Seq((0.1, 0.05), (0.05, 0.05), (0.2, 0.01))) {
+    for ((eps, delta) <- Seq((0.1, 0.5), (0.1, 0.05), (0.05, 0.05), (0.2, 0.01))) {
       val cfg = RwConfig(eps, delta, 1000000, 1)
       for (rep <- 0 until 2) {
         val w = new RandWave(cfg)
