@@ -1,6 +1,8 @@
 package ecmsketch.rwave
 
 import ecmsketch.{SketchException, WindowSketch, WindowSpec}
+import ecmsketch.ecm.KeyType
+import ecmsketch.hash.Hashing
 
 /** Sliding-window distinct count (GT §5 distinct-values wave): estimates the number of distinct
   * values whose latest occurrence lies in (now - range, now], within epsilon relative error with
@@ -16,23 +18,126 @@ final class DistinctSketch private (val spec: WindowSpec, val config: RwConfig,
   def seed: Long = config.seed
   private[ecmsketch] var _keyType: Int = ecmsketch.ecm.KeyType.Unset
   def keyType: Int = _keyType
-  def setKeyType(t: Int): Unit = ???
+
+  /** Records the key type on first use; a different type later is refused (as in EcmSketch). */
+  def setKeyType(t: Int): Unit =
+    if (_keyType != t) {
+      if (_keyType == KeyType.Unset) _keyType = t
+      else throw new SketchException(s"this sketch holds ${KeyType.name(_keyType)} keys; cannot add a ${KeyType.name(t)} key")
+    }
+
+  /** Lossless merges add no error: the bound is epsilon at every merge depth. */
   override def cellBound: Double = config.epsilon
-  def addFingerprint(fp: Long, ts: Long): Unit = ???
-  def add(value: Long, ts: Long): Unit = ???
-  def add(value: String, ts: Long): Unit = ???
-  def add(value: Array[Byte], ts: Long): Unit = ???
-  def count(range: java.lang.Long, now: java.lang.Long): Double = ???
+
+  /** Adds the value with fingerprint `fp` at `ts` (non-decreasing). */
+  def addFingerprint(fp: Long, ts: Long): Unit = {
+    checkAdd(ts, 1L)
+    wave.addItem(fp, ts)
+    noteAdd(ts, 1L)
+  }
+
+  def add(value: Long, ts: Long): Unit = { setKeyType(KeyType.Long); addFingerprint(Hashing.fingerprintLong(value), ts) }
+  def add(value: String, ts: Long): Unit = {
+    SketchException.require(value != null, "value must not be null")
+    setKeyType(KeyType.String); addFingerprint(Hashing.fingerprintString(value), ts)
+  }
+  def add(value: Array[Byte], ts: Long): Unit = {
+    SketchException.require(value != null, "value must not be null")
+    setKeyType(KeyType.Binary); addFingerprint(Hashing.fingerprintBytes(value), ts)
+  }
+
+  /** Adds fingerprints `[from, until)` with sorted timestamps (non-decreasing, not before the last
+    * timestamp; strictly increasing for count-based windows). Only the last occurrence of each
+    * value in the batch is processed; the state is identical to adding them one by one.
+    */
+  def addSortedBatch(fps: Array[Long], ts: Array[Long], from: Int, until: Int): Unit = {
+    if (until <= from) return
+    var i = from
+    var prev = _lastTs
+    var seen = _hasRows
+    while (i < until) {
+      val t = ts(i)
+      if (t < prev || (spec.countWindow && seen && t == prev) || _count > Long.MaxValue - (i - from + 1)) {
+        var k = from; while (k < until) { addFingerprint(fps(k), ts(k)); k += 1 }; return // exact error
+      }
+      prev = t; seen = true; i += 1
+    }
+    wave.addSortedBatch(fps, ts, from, until)
+    _hasRows = true
+    if (ts(from) < _firstTs) _firstTs = ts(from)
+    _lastTs = ts(until - 1)
+    _count += until - from
+  }
+
+  /** Estimated number of distinct values whose latest occurrence is in (now - range, now]; null
+    * range = the window, null now = the last timestamp.
+    */
+  def count(range: java.lang.Long, now: java.lang.Long): Double = {
+    val lo = lowerBound(range, now)
+    if (lo == null) 0.0 else wave.estimateFrom(lo)
+  }
+
   def errorBound: Double = config.epsilon
-  def copy(): DistinctSketch = ???
-  def diffs(o: DistinctSketch): Seq[String] = ???
+
+  def copy(): DistinctSketch = {
+    val s = new DistinctSketch(spec, config, wave.copy())
+    s.copyStateFrom(this)
+    s._keyType = _keyType
+    s
+  }
+
+  def diffs(o: DistinctSketch): Seq[String] = {
+    val b = Seq.newBuilder[String]
+    b ++= commonDiffs(o)
+    if (delta != o.delta) b += s"delta $delta vs ${o.delta}"
+    if (seed != o.seed) b += s"seed $seed vs ${o.seed}"
+    if (_keyType != KeyType.Unset && o._keyType != KeyType.Unset && _keyType != o._keyType)
+      b += s"key type ${KeyType.name(_keyType)} vs ${KeyType.name(o._keyType)}"
+    b.result()
+  }
 }
 
 object DistinctSketch {
-  def create(spec: WindowSpec, epsilon: Double, delta: Double, seed: Long): DistinctSketch = ???
-  private[ecmsketch] def restore(spec: WindowSpec, config: RwConfig, w: RandWave, keyType: Int): DistinctSketch = {
-    val s = new DistinctSketch(spec, config, w); s._keyType = keyType; s
+  final val DefaultSeed: Long = ecmsketch.ecm.EcmSketch.DefaultSeed
+
+  def create(spec: WindowSpec, epsilon: Double, delta: Double, seed: Long): DistinctSketch = {
+    val config = RwConfig(epsilon, delta, spec.window, seed)
+    new DistinctSketch(spec, config, new RandWave(config))
   }
-  def merge(sketches: Seq[DistinctSketch]): DistinctSketch = ???
-  private[ecmsketch] def mergeUnchecked(sketches: Seq[DistinctSketch]): DistinctSketch = ???
+  /** A sketch around a decoded wave; `w` may be null (an empty cell), which gives an empty wave. */
+  private[ecmsketch] def restore(spec: WindowSpec, config: RwConfig, w: RandWave, keyType: Int): DistinctSketch = {
+    val s = new DistinctSketch(spec, config, if (w == null) new RandWave(config) else w); s._keyType = keyType; s
+  }
+
+  /** Lossless n-way merge (GT §5, ECM §5.2); parameters and seed must be equal; count-based
+    * sketches are refused (WindowSketch.checkMergeable).
+    */
+  def merge(sketches: Seq[DistinctSketch]): DistinctSketch = {
+    WindowSketch.checkMergeable(sketches, "distinct merge")
+    mergeUnchecked(sketches)
+  }
+
+  /** Merge without the count-window check: for partial aggregates of one stream. */
+  private[ecmsketch] def mergeUnchecked(sketches: Seq[DistinctSketch]): DistinctSketch = {
+    SketchException.require(sketches.nonEmpty, "merge needs at least one sketch")
+    val first = sketches.head
+    var keyType = KeyType.Unset
+    sketches.foreach { s =>
+      val d = first.diffs(s)
+      if (d.nonEmpty) throw new SketchException(s"cannot merge distinct-count sketches with different parameters: ${d.mkString(", ")}")
+      if (s._keyType != KeyType.Unset) {
+        if (keyType == KeyType.Unset) keyType = s._keyType
+        else if (keyType != s._keyType)
+          throw new SketchException(s"cannot merge distinct-count sketches with ${KeyType.name(keyType)} keys and ${KeyType.name(s._keyType)} keys")
+      }
+    }
+    if (sketches.size == 1) return first.copy()
+    val contributing = sketches.filter(s => !s.wave.isEmpty)
+    val w = RandWave.merge(sketches.map(_.wave), first.config)
+    val out = new DistinctSketch(first.spec, first.config, w)
+    out._keyType = keyType
+    out.mergeStateFrom(sketches, contributing)
+    if (!out.isEmpty) w.advanceTo(out.lastTs)
+    out
+  }
 }

@@ -1,6 +1,7 @@
 package ecmsketch.rwave
 
 import ecmsketch.SketchException
+import ecmsketch.hash.Hashing
 import ecmsketch.window.WindowCounter
 
 /** Parameters of a randomized wave (Gibbons & Tirthapura §4-5, ECM §5.2; ALGORITHMS.md §4).
@@ -16,9 +17,26 @@ final case class RwConfig(epsilon: Double, delta: Double, window: Long, seed: Lo
   SketchException.require(!delta.isNaN && delta > 0.0 && delta < 1.0, s"delta must be in (0, 1), got $delta")
   SketchException.require(window > 0, s"window must be positive, got $window")
   /** Queue capacity per level: ceil(c / epsilon^2), c = 36. */
-  val capacity: Int = ???
+  val capacity: Int = math.ceil(RwConfig.C / (epsilon * epsilon) * (1.0 - 1e-12)).toInt
   /** Number of independent instances (odd); the estimate is their median. */
-  val instances: Int = ???
+  val instances: Int = RwConfig.instancesFor(delta)
+  def unbounded: Boolean = window == Long.MaxValue
+
+  /** Level-hash coefficients (a_0, b_0, a_1, b_1, ...) of the instances: one pairwise-independent
+    * hash per instance, drawn from `seed` by a SplitMix64 stream distinct from the Count-Min rows.
+    * Shared by every wave with this config (an ECM-sketch has thousands of cells).
+    */
+  private[rwave] lazy val coefficients: Array[Long] = Hashing.rowCoefficients(seed ^ RwConfig.LevelSeedSalt, instances)
+
+  /** Names the parameters that differ from `o` (empty if none). */
+  def diffs(o: RwConfig): Seq[String] = {
+    val b = Seq.newBuilder[String]
+    if (epsilon != o.epsilon) b += s"epsilon $epsilon vs ${o.epsilon}"
+    if (delta != o.delta) b += s"delta $delta vs ${o.delta}"
+    if (window != o.window) b += s"window $window vs ${o.window}"
+    if (seed != o.seed) b += s"seed $seed vs ${o.seed}"
+    b.result()
+  }
 }
 
 object RwConfig {
@@ -26,10 +44,117 @@ object RwConfig {
   final val MinEpsilon = 0.01
   /** Levels are 0..MaxLevel (the level hash has a 61-bit range). */
   final val MaxLevel = 60
+  /** Largest number of instances (the smallest supported delta is [[failureProbability]](255), about 2.1e-8). */
+  final val MaxInstances = 255
+  /** XORed into the seed so the level hashes do not reuse the Count-Min row coefficients. */
+  final val LevelSeedSalt = 0x52574156454C4556L // "RWAVELEV"
+
+  /** P[Binomial(r, 1/3) >= (r+1)/2]: the probability that the median of r instances, each wrong
+    * with probability at most 1/3 independently, is wrong. Summed exactly in log space.
+    */
+  def failureProbability(r: Int): Double = {
+    require(r >= 1 && r % 2 == 1, s"r must be odd and positive, got $r")
+    val lp = math.log(1.0 / 3.0); val lq = math.log(2.0 / 3.0)
+    // log C(r, k) for k = 0..r
+    val logs = new Array[Double](r + 1)
+    var lc = 0.0
+    var k = 0
+    val from = (r + 1) / 2
+    var max = Double.NegativeInfinity
+    while (k <= r) {
+      if (k > 0) lc += math.log((r - k + 1).toDouble / k)
+      val t = lc + k * lp + (r - k) * lq
+      logs(k) = t
+      if (k >= from && t > max) max = t
+      k += 1
+    }
+    var s = 0.0
+    k = from
+    while (k <= r) { s += math.exp(logs(k) - max); k += 1 }
+    math.exp(max + math.log(s))
+  }
+
   /** Smallest odd r with P[Binomial(r, 1/3) >= (r+1)/2] <= delta (each instance errs with
     * probability < 1/3, GT Lemma 2/3).
     */
-  def instancesFor(delta: Double): Int = ???
+  def instancesFor(delta: Double): Int = {
+    SketchException.require(!delta.isNaN && delta > 0.0 && delta < 1.0, s"delta must be in (0, 1), got $delta")
+    var r = 1
+    while (r <= MaxInstances) {
+      if (failureProbability(r) <= delta) return r
+      r += 2
+    }
+    throw new SketchException(
+      s"delta $delta is too small for a randomized wave: it would need more than $MaxInstances instances " +
+        f"(the smallest supported delta is ${failureProbability(MaxInstances)}%.3g)")
+  }
+}
+
+/** One level of one instance: (ts, id) entries in non-decreasing ts order. Between compactions the
+  * log may hold stale occurrences of re-occurring ids, expired entries and more than `capacity`
+  * entries; a compacted ("clean") level holds the canonical set sorted by (ts, id), without
+  * duplicate ids, at most `capacity` entries, none expired.
+  */
+private[rwave] final class Level(initial: Int) {
+  var ts: Array[Long] = new Array[Long](initial)
+  var ids: Array[Long] = new Array[Long](initial)
+  var n: Int = 0
+  var dirty: Boolean = false
+  def copy(): Level = {
+    val l = new Level(0)
+    l.ts = java.util.Arrays.copyOf(ts, math.max(4, n)); l.ids = java.util.Arrays.copyOf(ids, math.max(4, n))
+    l.n = n; l.dirty = dirty
+    l
+  }
+}
+
+/** Scratch space (per thread): an open-addressing set of ids with generation stamps, so it is
+  * never cleared, and buffers for merges and encoding.
+  */
+private[rwave] final class IdSet {
+  private var keys = new Array[Long](64)
+  private var stamps = new Array[Int](64)
+  private var stamp = 1
+  private var shift = 64 - 6
+  private var mask = 63
+
+  /** Empties the set and makes room for `n` ids. */
+  def reset(n: Int): Unit = {
+    if (2L * n > keys.length) {
+      var size = keys.length
+      while (size < 2L * n) size *= 2
+      keys = new Array[Long](size); stamps = new Array[Int](size)
+      mask = size - 1; shift = 64 - Integer.numberOfTrailingZeros(size); stamp = 0
+    }
+    stamp += 1
+    if (stamp == Int.MaxValue) { java.util.Arrays.fill(stamps, 0); stamp = 1 }
+  }
+
+  /** Adds `id`; false if it was present. */
+  def add(id: Long): Boolean = {
+    var i = ((id * 0x9E3779B97F4A7C15L) >>> shift).toInt
+    while (stamps(i) == stamp) {
+      if (keys(i) == id) return false
+      i = (i + 1) & mask
+    }
+    stamps(i) = stamp; keys(i) = id
+    true
+  }
+
+  def contains(id: Long): Boolean = {
+    var i = ((id * 0x9E3779B97F4A7C15L) >>> shift).toInt
+    while (stamps(i) == stamp) {
+      if (keys(i) == id) return true
+      i = (i + 1) & mask
+    }
+    false
+  }
+}
+
+private[rwave] final class Scratch {
+  val set = new IdSet
+  val set2 = new IdSet
+  var est: Array[Double] = new Array[Double](16)
 }
 
 /** r independent randomized waves over items (id, ts). Level l of instance i holds the
@@ -39,29 +164,531 @@ object RwConfig {
   *
   * As an ECM cell, [[add]] assigns every arrival a fresh event id (a per-wave random salt plus a
   * counter), so arrivals sharing a timestamp stay distinct (ALGORITHMS.md §4.6 (b)).
+  *
+  * Implementation (docs/rwave.md):
+  *  - Level hash: t = (a_i x + b_i) mod (2^61 - 1), x = id mod (2^61 - 1), h_i = min(60, nlz(t) - 3),
+  *    so P[h_i >= l] = 2^-l. Every wave has all 61 levels, so merges never need ECM's
+  *    "extra levels"/rehash step (ECM §5.2).
+  *  - "Most recent" is the order (ts, id) (signed), so ties at the capacity boundary are broken
+  *    the same way on every site: level l = the `capacity` largest (ts, id) among the ids ever seen
+  *    with h >= l (each at its latest ts), minus the expired ones (ts <= lastTs - N). This state is
+  *    independent of arrival order and of where the stream was split, so a merge equals one wave
+  *    built over the union.
+  *  - Coverage without overflow markers (ALGORITHMS.md §4.4 caveat, §10.16): level l covers a
+  *    query start s iff it holds fewer than `capacity` items or its oldest ts is < s. A covering
+  *    level then holds exactly the ids with h >= l whose latest ts is >= s.
+  *  - Level 0 receives every item in every instance, so its contents are identical across
+  *    instances: one level-0 structure is shared. If it covers s, the answer is exact.
+  *  - Storage: per level, an append-only log of (ts, id), compacted (dedupe to the latest ts,
+  *    expire, keep the top `capacity`) when its buffer (at most 2 * capacity) fills, and before
+  *    queries, merges, copies and encoding. Levels and their buffers are allocated lazily.
+  * Not thread-safe.
   */
 final class RandWave(val config: RwConfig) extends WindowCounter {
+  import RandWave._
+
+  private[this] val cap = config.capacity
+  private[this] val r = config.instances
+  private[this] val coeffs = config.coefficients
+  private[this] val window = config.window
+  private[this] val unbounded = config.unbounded
+
+  private[rwave] var level0: Level = new Level(4)
+  /** levels(i)(l) for instance i and level l >= 1; null arrays and null levels are empty. */
+  private[rwave] var levels: Array[Array[Level]] = null
+  private[rwave] var _lastTs: Long = Long.MinValue
+  /** True when every level is compacted for the current clock. */
+  private[rwave] var canonical: Boolean = true
+  /** True when an id may occur twice in a level's log: set by [[addItem]], cleared when every level
+    * is compacted. Event ids of [[add]] are fresh, so cells skip the duplicate search.
+    */
+  private[rwave] var mayRepeat: Boolean = false
+  private[this] var salt: Long = java.util.concurrent.ThreadLocalRandom.current().nextLong()
+  private[this] var counter: Long = 0L
+
+  // ---------------------------------------------------------------- hashing
+
+  /** Level of `id` in instance i: min(60, nlz((a_i x + b_i) mod p) - 3). */
+  @inline private[rwave] def levelOf(i: Int, x: Long): Int = levelFor(coeffs(2 * i), coeffs(2 * i + 1), x)
+
+  // ---------------------------------------------------------------- updates
+
+  private def failOrder(ts: Long): Nothing =
+    throw new SketchException(
+      s"timestamps must be non-decreasing: got $ts after ${_lastTs} (the Spark and Python layers reorder input; the core does not)")
+
   /** Records item `id` at `ts` (non-decreasing). */
-  def addItem(id: Long, ts: Long): Unit = ???
+  def addItem(id: Long, ts: Long): Unit = {
+    mayRepeat = true
+    insert(id, ts)
+  }
+
+  private def insert(id: Long, ts: Long): Unit = {
+    if (ts < _lastTs) failOrder(ts)
+    _lastTs = ts
+    canonical = false
+    append(level0, ts, id)
+    val x = Hashing.modP(id)
+    var i = 0
+    while (i < r) {
+      val h = levelFor(coeffs(2 * i), coeffs(2 * i + 1), x)
+      if (h > 0) {
+        val ls = levelsOf(i, h)
+        var l = 1
+        while (l <= h) {
+          var lv = ls(l)
+          if (lv == null) { lv = new Level(4); ls(l) = lv }
+          append(lv, ts, id)
+          l += 1
+        }
+      }
+      i += 1
+    }
+  }
+
   /** One arrival with a fresh event id. */
-  def add(ts: Long): Unit = ???
+  def add(ts: Long): Unit = {
+    if (ts < _lastTs) failOrder(ts)
+    val id = Hashing.mix64(salt + counter)
+    counter += 1
+    insert(id, ts) // a fresh id: compactions need not look for repeated ids
+  }
+
   /** v arrivals with fresh ids; v > [[RandWave.MaxWeight]] is refused with a SketchException. */
-  def add(ts: Long, v: Long): Unit = ???
-  def estimateFrom(lo: Long): Double = ???
-  def isEmpty: Boolean = ???
-  def lastTs: Long = ???
-  def advanceTo(now: Long): Unit = ???
-  /** Stored entries over all instances and levels. */
-  def entryCount: Int = ???
-  def copy(): RandWave = ???
-  def checkInvariants(): Unit = ???
+  def add(ts: Long, v: Long): Unit = {
+    if (v < 0) throw new SketchException(s"weight must be non-negative, got $v")
+    if (v > MaxWeight)
+      throw new SketchException(
+        s"weight $v is too large for a randomized-wave cell: each unit of weight is stored as a separate sampled event, " +
+          s"so one row may carry at most $MaxWeight (use exponential-histogram or deterministic-wave cells for large weights)")
+    if (ts < _lastTs) failOrder(ts)
+    if (v == 0) advanceTo(ts)
+    else { var k = 0L; while (k < v) { add(ts); k += 1 } }
+  }
+
+  /** Moves the clock to `now` (>= lastTs); expired items are dropped before the next query. */
+  def advanceTo(now: Long): Unit = {
+    if (now < _lastTs) failOrder(now)
+    if (now != _lastTs) { _lastTs = now; canonical = false }
+  }
+
+  /** Adds items `[from, until)` of parallel arrays whose timestamps are sorted (non-decreasing, not
+    * before [[lastTs]]). Only the last occurrence of each id in the batch is processed: by the
+    * canonical-state rule the result is identical to adding them one by one.
+    */
+  def addSortedBatch(ids: Array[Long], ts: Array[Long], from: Int, until: Int): Unit = {
+    if (until <= from) return
+    var i = from
+    var prev = _lastTs
+    while (i < until) { if (ts(i) < prev) failOrder(ts(i)); prev = ts(i); i += 1 }
+    val set = scratch.get().set
+    set.reset(until - from)
+    // ids whose last occurrence is at index i: walk backwards, keep first sightings
+    val keep = new Array[Boolean](until - from)
+    i = until - 1
+    while (i >= from) { if (set.add(ids(i))) keep(i - from) = true; i -= 1 }
+    i = from
+    while (i < until) { if (keep(i - from)) addItem(ids(i), ts(i)); i += 1 }
+    if (ts(until - 1) > _lastTs) advanceTo(ts(until - 1))
+  }
+
+  private def levelsOf(i: Int, h: Int): Array[Level] = {
+    if (levels == null) levels = new Array[Array[Level]](r)
+    var ls = levels(i)
+    if (ls == null || ls.length <= h) {
+      val n = math.max(h + 1, if (ls == null) 0 else math.min(RwConfig.MaxLevel + 1, 2 * ls.length))
+      ls = if (ls == null) new Array[Level](n) else java.util.Arrays.copyOf(ls, n)
+      levels(i) = ls
+    }
+    ls
+  }
+
+  @inline private def append(lv: Level, ts: Long, id: Long): Unit = {
+    if (lv.n == lv.ts.length) makeRoom(lv)
+    val n = lv.n
+    lv.ts(n) = ts; lv.ids(n) = id
+    lv.n = n + 1
+    lv.dirty = true
+  }
+
+  /** Compacts a full buffer; grows it (up to 2 * capacity) if it is still more than half full. */
+  private def makeRoom(lv: Level): Unit = {
+    compact(lv)
+    val len = lv.ts.length
+    if (lv.n > len / 2 && len < 2 * cap) {
+      val m = math.min(2 * cap, math.max(4, 2 * len))
+      lv.ts = java.util.Arrays.copyOf(lv.ts, m); lv.ids = java.util.Arrays.copyOf(lv.ids, m)
+    }
+  }
+
+  @inline private def hasBound: Boolean = !unbounded && _lastTs != Long.MinValue && _lastTs >= Long.MinValue + window
+  @inline private def bound: Long = _lastTs - window
+
+  /** Canonicalizes `lv` for the current clock: keeps the latest occurrence of every id, drops
+    * expired entries and keeps the `capacity` largest (ts, id), sorted by (ts, id).
+    */
+  private[rwave] def compact(lv: Level): Unit = compact(lv, mayRepeat)
+
+  private[rwave] def compact(lv: Level, dedupe: Boolean): Unit = {
+    val n = lv.n
+    if (n == 0) { lv.dirty = false; return }
+    val hb = hasBound; val b = bound
+    val ts = lv.ts; val ids = lv.ids
+    val set = if (dedupe) scratch.get().set else null
+    if (dedupe) set.reset(n)
+    var w = n
+    var k = 0
+    var boundaryTs = 0L
+    var i = n - 1
+    var stop = false
+    while (i >= 0 && !stop) {
+      val t = ts(i)
+      if ((hb && t <= b) || (k >= cap && t < boundaryTs)) stop = true
+      else {
+        val id = ids(i)
+        if (!dedupe || set.add(id)) {
+          w -= 1; ts(w) = t; ids(w) = id; k += 1
+          if (k == cap) boundaryTs = t
+        }
+        i -= 1
+      }
+    }
+    sortTieRuns(ts, ids, w, n)
+    val from = if (k > cap) w + (k - cap) else w
+    val m = n - from
+    if (from > 0 && m > 0) { System.arraycopy(ts, from, ts, 0, m); System.arraycopy(ids, from, ids, 0, m) }
+    lv.n = m
+    lv.dirty = false
+  }
+
+  /** Drops the expired prefix of a compacted level and releases memory of mostly empty buffers. */
+  private def expireClean(lv: Level): Unit = {
+    if (hasBound && lv.n > 0 && lv.ts(0) <= bound) {
+      val k = firstAbove(lv, bound)
+      val m = lv.n - k
+      System.arraycopy(lv.ts, k, lv.ts, 0, m); System.arraycopy(lv.ids, k, lv.ids, 0, m)
+      lv.n = m
+    }
+    if (lv.ts.length > 16 && lv.n < lv.ts.length / 4) {
+      val m = math.max(8, 2 * lv.n)
+      lv.ts = java.util.Arrays.copyOf(lv.ts, m); lv.ids = java.util.Arrays.copyOf(lv.ids, m)
+    }
+  }
+
+  /** Brings every level into canonical form for the current clock. */
+  private[rwave] def normalize(): Unit = if (!canonical) {
+    normalizeLevel(level0)
+    if (levels != null) {
+      var i = 0
+      while (i < r) {
+        val ls = levels(i)
+        if (ls != null) { var l = 1; while (l < ls.length) { val lv = ls(l); if (lv != null) normalizeLevel(lv); l += 1 } }
+        i += 1
+      }
+    }
+    canonical = true
+    mayRepeat = false
+  }
+
+  private def normalizeLevel(lv: Level): Unit = { if (lv.dirty) compact(lv); expireClean(lv) }
+
+  // ---------------------------------------------------------------- queries
+
+  /** Number of entries of a clean level with ts >= lo. */
+  @inline private def countFrom(lv: Level, lo: Long): Int = lv.n - firstAtLeast(lv, lo)
+
+  @inline private def covers(lv: Level, lo: Long): Boolean = lv == null || lv.n < cap || lv.ts(0) < lo
+
+  /** Estimate of one instance (tests): 2^l * |{items of level l with ts >= lo}| at the lowest
+    * level l that covers lo (level 60 if none does).
+    */
+  def instanceEstimateFrom(i: Int, lo: Long): Double = {
+    normalize()
+    if (covers(level0, lo)) countFrom(level0, lo).toDouble else upperEstimate(i, lo)
+  }
+
+  private def upperEstimate(i: Int, lo: Long): Double = {
+    val ls = if (levels == null) null else levels(i)
+    var l = 1
+    while (l <= RwConfig.MaxLevel) {
+      val lv = if (ls == null || l >= ls.length) null else ls(l)
+      if (lv == null || lv.n == 0) return 0.0
+      if (l == RwConfig.MaxLevel || covers(lv, lo)) return StrictMath.scalb(countFrom(lv, lo).toDouble, l)
+      l += 1
+    }
+    0.0
+  }
+
+  /** Median over the instances; exact when the shared level 0 covers lo. */
+  def estimateFrom(lo: Long): Double = {
+    normalize()
+    if (covers(level0, lo)) return countFrom(level0, lo).toDouble
+    val s = scratch.get()
+    if (s.est.length < r) s.est = new Array[Double](r)
+    val e = s.est
+    var i = 0
+    while (i < r) { e(i) = upperEstimate(i, lo); i += 1 }
+    java.util.Arrays.sort(e, 0, r)
+    e(r / 2)
+  }
+
+  /** The level an instance's query for `lo` uses (tests and diagnostics). */
+  def coveringLevel(i: Int, lo: Long): Int = {
+    normalize()
+    if (covers(level0, lo)) return 0
+    val ls = if (levels == null) null else levels(i)
+    var l = 1
+    while (l < RwConfig.MaxLevel) {
+      val lv = if (ls == null || l >= ls.length) null else ls(l)
+      if (covers(lv, lo)) return l
+      l += 1
+    }
+    RwConfig.MaxLevel
+  }
+
+  def isEmpty: Boolean = { normalize(); level0.n == 0 }
+  def lastTs: Long = _lastTs
+
+  /** Stored entries over all instances and levels (the shared level 0 counted once). */
+  def entryCount: Int = {
+    normalize()
+    var s = level0.n
+    foreachLevel((_, _, lv) => s += lv.n)
+    s
+  }
+
+  private[rwave] def foreachLevel(f: (Int, Int, Level) => Unit): Unit = if (levels != null) {
+    var i = 0
+    while (i < r) {
+      val ls = levels(i)
+      if (ls != null) { var l = 1; while (l < ls.length) { val lv = ls(l); if (lv != null && lv.n > 0) f(i, l, lv); l += 1 } }
+      i += 1
+    }
+  }
+
+  /** Entries of level l of instance i (level 0 is shared), after normalization, oldest first. */
+  def levelSize(i: Int, l: Int): Int = { normalize(); val lv = levelAt(i, l); if (lv == null) 0 else lv.n }
+
+  private[rwave] def levelAt(i: Int, l: Int): Level =
+    if (l == 0) level0
+    else if (levels == null || levels(i) == null || l >= levels(i).length) null
+    else levels(i)(l)
+
+  /** A deep copy with a fresh event-id salt (so the copy and the original never share event ids). */
+  def copy(): RandWave = {
+    normalize()
+    val w = new RandWave(config)
+    w.level0 = level0.copy()
+    if (levels != null) {
+      w.levels = new Array[Array[Level]](r)
+      var i = 0
+      while (i < r) {
+        val ls = levels(i)
+        if (ls != null) w.levels(i) = ls.map(lv => if (lv == null || lv.n == 0) null else lv.copy())
+        i += 1
+      }
+    }
+    w._lastTs = _lastTs
+    w.canonical = true
+    w
+  }
+
+  /** Checks the canonical-state invariants (tests); throws AssertionError on a violation. */
+  def checkInvariants(): Unit = {
+    normalize()
+    def fail(msg: String): Nothing = throw new AssertionError(msg)
+    def checkLevel(i: Int, l: Int, lv: Level): Unit = {
+      if (lv.n > cap) fail(s"level $l of instance $i holds ${lv.n} > $cap items")
+      val seen = new java.util.HashSet[java.lang.Long]()
+      var j = 0
+      while (j < lv.n) {
+        val t = lv.ts(j); val id = lv.ids(j)
+        if (j > 0 && !(t > lv.ts(j - 1) || (t == lv.ts(j - 1) && id > lv.ids(j - 1)))) fail(s"level $l of instance $i is not sorted by (ts, id) at $j")
+        if (t > _lastTs) fail(s"item ts $t after lastTs ${_lastTs}")
+        if (hasBound && t <= bound) fail(s"expired item at level $l of instance $i")
+        if (!seen.add(id)) fail(s"duplicate id $id at level $l of instance $i")
+        if (l > 0 && levelOf(i, Hashing.modP(id)) < l) fail(s"item $id at level $l of instance $i has a lower level hash")
+        j += 1
+      }
+    }
+    checkLevel(-1, 0, level0)
+    foreachLevel(checkLevel)
+    // canonical: every item of any level of instance i with h_i >= l that is not in level l is
+    // smaller than all of level l, which is then full
+    var i = 0
+    while (i < r) {
+      val all = new java.util.HashMap[java.lang.Long, java.lang.Long]()
+      def collect(lv: Level): Unit = if (lv != null) {
+        var j = 0
+        while (j < lv.n) {
+          val prev = all.put(lv.ids(j), lv.ts(j))
+          if (prev != null && prev.longValue != lv.ts(j)) fail(s"id ${lv.ids(j)} has two timestamps in instance $i")
+          j += 1
+        }
+      }
+      collect(level0)
+      var l = 1
+      while (l <= RwConfig.MaxLevel) { collect(levelAt(i, l)); l += 1 }
+      l = 1
+      while (l <= RwConfig.MaxLevel) {
+        val lv = levelAt(i, l)
+        val in = new java.util.HashSet[java.lang.Long]()
+        if (lv != null) { var j = 0; while (j < lv.n) { in.add(lv.ids(j)); j += 1 } }
+        val it = all.entrySet().iterator()
+        while (it.hasNext) {
+          val e = it.next(); val id: Long = e.getKey; val t: Long = e.getValue
+          if (levelOf(i, Hashing.modP(id)) >= l && !in.contains(id)) {
+            if (lv == null || lv.n < cap) fail(s"level $l of instance $i is not full but misses item $id")
+            if (!(t < lv.ts(0) || (t == lv.ts(0) && id < lv.ids(0)))) fail(s"level $l of instance $i misses the newer item $id")
+          }
+        }
+        l += 1
+      }
+      i += 1
+    }
+  }
+
+  override def toString: String = s"RandWave(eps=${config.epsilon}, delta=${config.delta}, N=${config.window}, lastTs=${_lastTs}, entries=$entryCount)"
 }
 
 object RandWave {
   final val MaxWeight = 1L << 20
+
+  private[rwave] val scratch: ThreadLocal[Scratch] = ThreadLocal.withInitial(() => new Scratch)
+
+  /** Level of a value x (already reduced mod p) for coefficients (a, b): min(60, nlz(t) - 3). */
+  @inline private[rwave] def levelFor(a: Long, b: Long, x: Long): Int = {
+    var t = Hashing.mulModP(a, x) + b
+    if (t >= Hashing.MersenneP) t -= Hashing.MersenneP
+    math.min(RwConfig.MaxLevel, java.lang.Long.numberOfLeadingZeros(t) - 3)
+  }
+
+  /** Sorts the ids of every run of equal timestamps in [from, until) ascending. */
+  private[rwave] def sortTieRuns(ts: Array[Long], ids: Array[Long], from: Int, until: Int): Unit = {
+    var a = from
+    while (a < until) {
+      var b = a + 1
+      val t = ts(a)
+      while (b < until && ts(b) == t) b += 1
+      if (b - a > 1) java.util.Arrays.sort(ids, a, b)
+      a = b
+    }
+  }
+
+  /** First index of a clean level with ts > x. */
+  private[rwave] def firstAbove(lv: Level, x: Long): Int = {
+    var a = 0; var b = lv.n
+    while (a < b) { val m = (a + b) >>> 1; if (lv.ts(m) > x) b = m else a = m + 1 }
+    a
+  }
+
+  /** First index of a clean level with ts >= x. */
+  private[rwave] def firstAtLeast(lv: Level, x: Long): Int = {
+    var a = 0; var b = lv.n
+    while (a < b) { val m = (a + b) >>> 1; if (lv.ts(m) >= x) b = m else a = m + 1 }
+    a
+  }
+
   /** Lossless merge (ECM §5.2): per instance and level, the union (an id keeps its latest ts)
     * truncated to the `capacity` most recent. All inputs must have this config's seed, epsilon
     * and delta. The result equals one wave built over the union of the input streams.
+    *
+    * Inputs are not modified (beyond compaction, which does not change their answers). The result's
+    * clock is the latest input clock, and items expired at that clock are dropped. The result
+    * draws a fresh event-id salt.
     */
-  def merge(inputs: Seq[RandWave], config: RwConfig): RandWave = ???
+  def merge(inputs: Seq[RandWave], config: RwConfig): RandWave = {
+    SketchException.require(inputs.nonEmpty, "randomized-wave merge needs at least one wave")
+    inputs.foreach { w =>
+      SketchException.require(w != null, "randomized-wave merge: null input")
+      val d = config.diffs(w.config)
+      if (d.nonEmpty) throw new SketchException(s"cannot merge randomized waves with different parameters: ${d.mkString(", ")}")
+    }
+    val out = new RandWave(config)
+    out._lastTs = inputs.iterator.map(_.lastTs).max
+    inputs.foreach(_.normalize())
+    val srcs = inputs.filter(_.level0.n > 0).toArray
+    if (srcs.isEmpty) return out
+    val buf = new Array[Level](srcs.length)
+    val cap = config.capacity
+    val hb = out.hasBound; val b = out.bound
+    val pos = new Array[Int](srcs.length)
+    val heap = new Array[Int](srcs.length)
+    val set = scratch.get().set
+    // max-heap of runs by their current (ts, id)
+    @inline def greater(x: Int, y: Int): Boolean = {
+      val tx = buf(x).ts(pos(x)); val ty = buf(y).ts(pos(y))
+      tx > ty || (tx == ty && buf(x).ids(pos(x)) > buf(y).ids(pos(y)))
+    }
+    def siftDown(start: Int, size: Int): Unit = {
+      var i = start
+      var done = false
+      while (!done) {
+        val l = 2 * i + 1
+        if (l >= size) done = true
+        else {
+          var c = l
+          if (l + 1 < size && greater(heap(l + 1), heap(l))) c = l + 1
+          if (greater(heap(c), heap(i))) { val t = heap(c); heap(c) = heap(i); heap(i) = t; i = c } else done = true
+        }
+      }
+    }
+    /** k-way merge from the newest end: pops (ts, id) in decreasing order, keeps the first (latest)
+      * sighting of each id, stops at expired items or after `capacity` ids. Work O(C log k).
+      */
+    def mergeLevel(get: RandWave => Level): Level = {
+      var k = 0
+      var total = 0L
+      var j = 0
+      while (j < srcs.length) {
+        val lv = get(srcs(j))
+        if (lv != null && lv.n > 0) { buf(k) = lv; pos(k) = lv.n - 1; heap(k) = k; k += 1; total += lv.n }
+        j += 1
+      }
+      if (k == 0) return null
+      val outN = math.min(cap.toLong, total).toInt
+      val rts = new Array[Long](math.max(4, outN)); val rids = new Array[Long](math.max(4, outN))
+      var size = k
+      var h = size / 2 - 1
+      while (h >= 0) { siftDown(h, size); h -= 1 }
+      set.reset(outN)
+      var w = outN
+      var stop = false
+      while (!stop && size > 0 && w > 0) {
+        val top = heap(0)
+        val t = buf(top).ts(pos(top)); val id = buf(top).ids(pos(top))
+        if (hb && t <= b) stop = true
+        else {
+          if (set.add(id)) { w -= 1; rts(w) = t; rids(w) = id }
+          pos(top) -= 1
+          if (pos(top) < 0) { size -= 1; heap(0) = heap(size) }
+          if (size > 0) siftDown(0, size)
+        }
+      }
+      val n = outN - w
+      if (n == 0) return null
+      if (w > 0) { System.arraycopy(rts, w, rts, 0, n); System.arraycopy(rids, w, rids, 0, n) }
+      val res = new Level(0)
+      res.ts = rts; res.ids = rids; res.n = n
+      res
+    }
+    val l0 = mergeLevel(_.level0)
+    out.level0 = if (l0 == null) new Level(4) else l0
+    var i = 0
+    val r = config.instances
+    while (i < r) {
+      var top = 0
+      srcs.foreach { w => if (w.levels != null && w.levels(i) != null) top = math.max(top, w.levels(i).length - 1) }
+      var l = 1
+      while (l <= top) {
+        val li = l; val ii = i
+        val m = mergeLevel(_.levelAt(ii, li))
+        if (m != null) out.levelsOf(i, l)(l) = m
+        l += 1
+      }
+      i += 1
+    }
+    out.canonical = true
+    out
+  }
 }

@@ -1,0 +1,95 @@
+package ecmsketch.rwave
+
+import org.scalatest.funsuite.AnyFunSuite
+import ecmsketch.{SketchException, WindowSpec}
+import ecmsketch.ecm.KeyType
+
+import scala.util.Random
+
+class DistinctSketchSuite extends AnyFunSuite {
+  val time = WindowSpec(countWindow = false, tsMicros = false, window = 10000)
+  val count = WindowSpec(countWindow = true, tsMicros = false, window = 10000)
+
+  test("distinct counts of bigint, string and binary values; key types are fixed on first use") {
+    val s = DistinctSketch.create(time, 0.2, 0.05, 7)
+    for (t <- 0L until 100L) s.add(t % 30, t)
+    assert(s.count(null, null) == 30.0)
+    assert(s.count(10L, null) == 10.0)
+    assert(s.count(0L, null) == 0.0)
+    assert(s.keyType == KeyType.Long && s.count == 100 && s.firstTs == 0 && s.lastTs == 99)
+    intercept[SketchException](s.add("x", 100))
+    val str = DistinctSketch.create(time, 0.2, 0.05, 7)
+    Seq("a", "b", "a", "c").zipWithIndex.foreach { case (v, t) => str.add(v, t.toLong) }
+    assert(str.count(null, null) == 3.0)
+    intercept[SketchException](str.add(Array[Byte](1), 5))
+    val bin = DistinctSketch.create(time, 0.2, 0.05, 7)
+    bin.add(Array[Byte](1, 2), 0); bin.add(Array[Byte](1, 2), 1); bin.add(Array[Byte](3), 2)
+    assert(bin.count(null, null) == 2.0 && bin.keyType == KeyType.Binary)
+    intercept[SketchException](s.add(1L, 5)) // timestamps must not go back
+    intercept[SketchException](s.count(20000L, null)) // range beyond the window
+    assert(s.errorBound == 0.2 && s.cellBound == 0.2)
+  }
+
+  test("estimates within epsilon on large streams; merge equals one sketch over the union") {
+    val rnd = new Random(3)
+    val sites = Array.fill(5)(DistinctSketch.create(time, 0.3, 0.05, 11))
+    val single = DistinctSketch.create(time, 0.3, 0.05, 11)
+    val latest = scala.collection.mutable.HashMap[Long, Long]()
+    var t = 0L
+    for (_ <- 0 until 40000) {
+      t += rnd.nextInt(2)
+      val v = rnd.nextInt(20000).toLong
+      sites(rnd.nextInt(5)).add(v, t); single.add(v, t); latest(v) = t
+    }
+    val m = DistinctSketch.merge(sites.toSeq)
+    assert(m.count == 40000 && m.lastTs == single.lastTs && m.firstTs == single.firstTs && m.keyType == KeyType.Long)
+    for (r <- Seq(1L, 10L, 100L, 1000L, 5000L, 10000L)) {
+      val truth = latest.values.count(_ > t - r).toDouble
+      assert(m.count(r, null) == single.count(r, null))
+      assert(math.abs(single.count(r, null) - truth) <= 0.3 * truth, s"range $r")
+    }
+    assert(m.count(100L, t + 50) == single.count(100L, t + 50))
+    val c = m.copy()
+    assert(c.count(5000L, null) == m.count(5000L, null) && c.keyType == m.keyType)
+  }
+
+  test("merge refuses count windows and different parameters; diffs name them") {
+    val a = DistinctSketch.create(count, 0.3, 0.05, 1); a.add(1L, 1)
+    val b = DistinctSketch.create(count, 0.3, 0.05, 1); b.add(2L, 2)
+    val e = intercept[SketchException](DistinctSketch.merge(Seq(a, b)))
+    assert(e.getMessage.contains("count-based"))
+    assert(DistinctSketch.mergeUnchecked(Seq(a, b)).count(null, null) == 2.0) // partials of one stream
+    intercept[SketchException](a.add(3L, 1)) // count windows take unique sequence numbers
+    val x = DistinctSketch.create(time, 0.3, 0.05, 1)
+    assert(x.diffs(DistinctSketch.create(time, 0.3, 0.05, 2)) == Seq("seed 1 vs 2"))
+    assert(x.diffs(DistinctSketch.create(time, 0.3, 0.1, 1)) == Seq("delta 0.05 vs 0.1"))
+    assert(x.diffs(DistinctSketch.create(time, 0.2, 0.05, 1)).exists(_.startsWith("epsilon")))
+    assert(x.diffs(DistinctSketch.create(time.copy(window = 5), 0.3, 0.05, 1)).exists(_.startsWith("window")))
+    val y = DistinctSketch.create(time, 0.3, 0.05, 1); y.add("s", 0)
+    val z = DistinctSketch.create(time, 0.3, 0.05, 1); z.add(5L, 0)
+    assert(y.diffs(z) == Seq("key type string vs bigint"))
+    assert(y.diffs(x).isEmpty)
+    intercept[SketchException](DistinctSketch.merge(Seq(y, z)))
+    assert(DistinctSketch.merge(Seq(x, y)).keyType == KeyType.String)
+    val e2 = intercept[SketchException](DistinctSketch.merge(Seq(x, DistinctSketch.create(time, 0.3, 0.05, 2))))
+    assert(e2.getMessage.contains("seed 1 vs 2"))
+  }
+
+  test("addSortedBatch equals one-by-one adds") {
+    val rnd = new Random(4)
+    val n = 30000
+    var t = 0L
+    val ts = Array.fill(n) { t += rnd.nextInt(3); t }
+    val fps = Array.fill(n)(rnd.nextInt(5000).toLong)
+    val a = DistinctSketch.create(time, 0.3, 0.05, 3); val b = DistinctSketch.create(time, 0.3, 0.05, 3)
+    (0 until n).foreach(i => a.addFingerprint(fps(i), ts(i)))
+    var i = 0
+    while (i < n) { val j = math.min(n, i + 1 + rnd.nextInt(5000)); b.addSortedBatch(fps, ts, i, j); i = j }
+    assert(a.count == b.count && a.lastTs == b.lastTs && a.firstTs == b.firstTs)
+    for (r <- Seq(1L, 50L, 777L, 10000L)) assert(a.count(r, null) == b.count(r, null))
+    val o1 = new ecmsketch.format.ByteWriter(); new RwCells(a.config).write(a.wave, o1, a.firstTs)
+    val o2 = new ecmsketch.format.ByteWriter(); new RwCells(b.config).write(b.wave, o2, b.firstTs)
+    assert(java.util.Arrays.equals(o1.toByteArray, o2.toByteArray))
+    intercept[SketchException](b.addSortedBatch(Array(1L), Array(t - 1), 0, 1))
+  }
+}

@@ -1,0 +1,365 @@
+package ecmsketch.rwave
+
+import org.scalatest.funsuite.AnyFunSuite
+import ecmsketch.SketchException
+import ecmsketch.format.{ByteReader, ByteWriter}
+
+import scala.util.Random
+
+class RandWaveSuite extends AnyFunSuite {
+  import RwTestUtil._
+
+  def bytes(w: RandWave, base: Long = 0L): Array[Byte] = {
+    val out = new ByteWriter(); new RwCells(w.config).write(w, out, base); out.toByteArray
+  }
+
+  test("instancesFor: odd, monotone in delta, exact binomial tail boundary; capacity") {
+    var prev = 0
+    for (d <- Seq(0.9, 0.5, 1.0 / 3, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 1e-3, 1e-4, 1e-5, 1e-6)) {
+      val r = RwConfig.instancesFor(d)
+      assert(r % 2 == 1 && r >= prev, s"delta $d: r = $r")
+      assert(RwConfig.failureProbability(r) <= d)
+      if (r > 1) assert(RwConfig.failureProbability(r - 2) > d)
+      prev = r
+    }
+    // brute force against a direct double sum
+    for (r <- 1 to 101 by 2) {
+      var s = 0.0
+      for (k <- (r + 1) / 2 to r) {
+        var c = 1.0; for (j <- 1 to k) c = c * (r - k + j) / j
+        s += c * math.pow(1.0 / 3, k) * math.pow(2.0 / 3, r - k)
+      }
+      assert(math.abs(s - RwConfig.failureProbability(r)) <= 1e-12 * math.max(s, 1e-300) + 1e-300, s"r = $r")
+    }
+    assert(RwConfig.instancesFor(0.5) == 1)
+    val e = intercept[SketchException](RwConfig.instancesFor(1e-9))
+    assert(e.getMessage.contains("too small"))
+    info(f"smallest supported delta: ${RwConfig.failureProbability(RwConfig.MaxInstances)}%.3g (r = 255)")
+    intercept[SketchException](RwConfig(0.009, 0.1, 10, 0))
+    intercept[SketchException](RwConfig(1.0, 0.1, 10, 0))
+    intercept[SketchException](RwConfig(0.1, 0.0, 10, 0))
+    info(Seq(0.1, 0.05, 0.01).map(d => s"delta $d -> r ${RwConfig.instancesFor(d)}").mkString(", "))
+    info(Seq(0.1, 0.2, 0.3).map(e => s"eps $e -> capacity ${RwConfig(e, 0.1, 10, 0).capacity}").mkString(", "))
+    assert(RwConfig(0.1, 0.1, 10, 0).capacity == 3600)
+    assert(RwConfig(0.2, 0.1, 10, 0).capacity == 900)
+    assert(RwConfig(0.3, 0.1, 10, 0).capacity == 400)
+    assert(RwConfig(0.01, 0.1, 10, 0).capacity == 360000)
+  }
+
+  test("level hash: P[h >= l] ~ 2^-l, levels in [0, 60], deterministic per seed") {
+    val w = new RandWave(RwConfig(0.3, 0.1, 10, 42))
+    val n = 1 << 18
+    val cnt = new Array[Int](61)
+    for (x <- 0 until n) cnt(w.levelOf(0, ecmsketch.hash.Hashing.modP(x.toLong))) += 1
+    var atLeast = n
+    for (l <- 0 to 8) {
+      val expect = n.toDouble / (1 << l)
+      assert(math.abs(atLeast - expect) < 5 * math.sqrt(expect) + 1, s"level $l: $atLeast vs $expect")
+      atLeast -= cnt(l)
+    }
+    val w2 = new RandWave(RwConfig(0.3, 0.1, 10, 42))
+    assert((0 until 1000).forall(x => w.levelOf(3, x.toLong) == w2.levelOf(3, x.toLong)))
+  }
+
+  test("small streams are exact (level 0 covers) and expire by the window") {
+    val w = new RandWave(RwConfig(0.3, 0.1, 100, 1))
+    for (t <- 0L until 50L) { w.addItem(t % 20, t); w.addItem(1000 + t, t) }
+    val o = new DistinctOracle((0L until 50L).flatMap(t => Seq((t % 20, t), (1000 + t, t))))
+    for (lo <- -10L to 50L) assert(w.estimateFrom(lo) == o.from(lo).toDouble)
+    w.advanceTo(148) // window (48, 148]: only the items at ts 49 remain
+    assert(w.estimateFrom(50) == 0.0 && !w.isEmpty)
+    assert(w.estimateFrom(49) == 2.0 && w.entryCount >= 2)
+    w.advanceTo(149)
+    assert(w.isEmpty && w.entryCount == 0)
+    w.checkInvariants()
+    intercept[SketchException](w.advanceTo(148))
+    intercept[SketchException](w.addItem(1, 10))
+  }
+
+  /** Checks every boundary at `now`; returns (queries, failures, single-instance queries, single failures, worst err/eps). */
+  def evaluate(w: RandWave, s: Stream, now: Long): (Int, Int, Int, Int, Double) = {
+    val o = new DistinctOracle(s)
+    val eps = w.config.epsilon
+    var q = 0; var f = 0; var qi = 0; var fi = 0; var worst = 0.0
+    for (lo <- boundaries(s, now, w.config.window)) {
+      val truth = o.from(lo).toDouble
+      val est = w.estimateFrom(lo)
+      q += 1
+      if (math.abs(est - truth) > eps * truth) f += 1
+      if (truth > 0) worst = math.max(worst, math.abs(est - truth) / truth / eps)
+      else assert(est == 0.0)
+      if (w.coveringLevel(0, lo) > 0) {
+        var i = 0
+        while (i < w.config.instances) {
+          val e = w.instanceEstimateFrom(i, lo)
+          qi += 1; if (math.abs(e - truth) > eps * truth) fi += 1
+          i += 1
+        }
+      }
+    }
+    (q, f, qi, fi, worst)
+  }
+
+  test("(eps, delta) guarantee on random, bursty, run, all-distinct, near-expiry and mostly-expired streams") {
+    var q = 0; var f = 0; var qi = 0; var fi = 0; var worst = 0.0
+    val perKind = scala.collection.mutable.LinkedHashMap[String, (Int, Int, Double)]()
+    for (eps <- Seq(0.3, 0.2); delta <- Seq(0.1, 0.05); kind <- 0 until 6; seed <- 0 until 2) {
+      val rnd = new Random(1000 * kind + 10 * seed + (eps * 10).toInt + (delta * 1000).toInt)
+      val n = if (eps == 0.3) 12000 else 20000
+      val window = if (kind == 4) 3000L else if (kind == 5) 5000L else Seq(Long.MaxValue, 8000L)(seed % 2)
+      val s: Stream = kind match {
+        case 0 => random(rnd, n, n / 2)
+        case 1 => bursty(rnd, n)
+        case 2 => runs(rnd, n * 3)
+        case 3 => allDistinct(n, rnd.nextInt(1000))
+        case 4 => nearExpiry(rnd, n, window)
+        case 5 => random(rnd, n * 2, 1 << 30)
+      }
+      val cfg = RwConfig(eps, delta, window, rnd.nextLong())
+      val w = new RandWave(cfg)
+      val checkpoints = Set(s.length / 3, 2 * s.length / 3, s.length)
+      var i = 0
+      var stats = (0, 0, 0, 0, 0.0)
+      while (i < s.length) {
+        w.addItem(s(i)._1, s(i)._2); i += 1
+        if (checkpoints(i)) {
+          val prefix = s.take(i)
+          val now = if (kind == 5 && i == s.length) { w.advanceTo(s.last._2 + window - 800); w.lastTs } else s(i - 1)._2
+          val e = evaluate(w, prefix, now)
+          stats = (stats._1 + e._1, stats._2 + e._2, stats._3 + e._3, stats._4 + e._4, math.max(stats._5, e._5))
+        }
+      }
+      w.checkInvariants()
+      q += stats._1; f += stats._2; qi += stats._3; fi += stats._4; worst = math.max(worst, stats._5)
+      val name = Seq("random", "bursty", "runs", "all-distinct", "near-expiry", "mostly-expired")(kind)
+      val old = perKind.getOrElse(name, (0, 0, 0.0))
+      perKind(name) = (old._1 + stats._1, old._2 + stats._2, math.max(old._3, stats._5))
+      assert(stats._2.toDouble <= delta * stats._1, s"$name eps=$eps delta=$delta seed=$seed: ${stats._2} of ${stats._1} queries fail")
+    }
+    perKind.foreach { case (k, (qq, ff, ww)) => info(f"$k: $ff of $qq queries beyond eps, worst |err|/(eps*truth) = $ww%.3f") }
+    info(f"all: $f of $q median answers beyond eps (${f.toDouble / q}%.5f); single instances: $fi of $qi (${fi.toDouble / math.max(1, qi)}%.5f); worst |err|/(eps*truth) = $worst%.3f")
+    assert(f.toDouble / q <= 0.05)
+    assert(fi.toDouble / qi < 1.0 / 3)
+  }
+
+  test("single instances at small capacity (eps = 0.9) fail < 1/3 of the time and the median helps") {
+    var qi = 0; var fi = 0; var q = 0; var f = 0
+    for (seed <- 0 until 20) {
+      val rnd = new Random(seed)
+      val s = random(rnd, 20000, 15000)
+      val w = build(RwConfig(0.9, 0.05, Long.MaxValue, rnd.nextLong()), s)
+      val e = evaluate(w, s, s.last._2)
+      q += e._1; f += e._2; qi += e._3; fi += e._4
+    }
+    info(f"eps 0.9 (capacity ${RwConfig(0.9, 0.05, 1, 0).capacity}): single instances fail ${fi.toDouble / qi}%.5f, medians ${f.toDouble / q}%.5f")
+    assert(fi.toDouble / qi < 1.0 / 3)
+    assert(f.toDouble / q <= 0.05)
+  }
+
+  test("coverage is exact: the covering level holds exactly the ids with h >= l and latest ts >= s") {
+    var checked = 0
+    for (kind <- 0 until 5; seed <- 0 until 3) {
+      val rnd = new Random(kind * 10 + seed)
+      val window = Seq(Long.MaxValue, 700L, 2500L)(seed)
+      val s: Stream = kind match {
+        case 0 => random(rnd, 6000, 3000)
+        case 1 => bursty(rnd, 6000)
+        case 2 => runs(rnd, 12000)
+        case 3 => nearExpiry(rnd, 6000, if (window == Long.MaxValue) 500 else window)
+        case 4 => allDistinct(6000, 0)
+      }
+      val cfg = RwConfig(0.6, 0.2, window, rnd.nextLong())
+      val w = build(cfg, s)
+      w.checkInvariants()
+      val latest = new java.util.HashMap[Long, Long]()
+      s.foreach { case (id, t) => latest.put(id, t) }
+      val ids = latest.keySet().toArray.map(_.asInstanceOf[Long])
+      val lts = ids.map(latest.get(_))
+      for (lo <- boundaries(s, s.last._2, window) if rnd.nextInt(4) == 0; i <- 0 until cfg.instances) {
+        val l = w.coveringLevel(i, lo)
+        var truth = 0
+        var k = 0
+        while (k < ids.length) {
+          if (lts(k) >= lo && w.levelOf(i, ecmsketch.hash.Hashing.modP(ids(k))) >= l) truth += 1
+          k += 1
+        }
+        val got = if (l == 0) w.estimateFrom(lo) else w.instanceEstimateFrom(i, lo) / math.pow(2, l)
+        assert(got == truth.toDouble, s"kind $kind seed $seed lo $lo instance $i level $l")
+        checked += 1
+      }
+    }
+    info(s"$checked (instance, boundary) pairs checked exactly")
+  }
+
+  test("single-instance estimates are nearly unbiased (mean relative error)") {
+    var sum = 0.0; var n = 0
+    for (seed <- 0 until 30) {
+      val rnd = new Random(500 + seed)
+      val s = random(rnd, 8000, 1 << 30)
+      val w = build(RwConfig(0.9, 0.05, Long.MaxValue, rnd.nextLong()), s)
+      val o = new DistinctOracle(s)
+      for (lo <- boundaries(s, s.last._2, Long.MaxValue) if rnd.nextInt(20) == 0) {
+        val truth = o.from(lo).toDouble
+        if (truth > 2 * w.config.capacity) {
+          for (i <- 0 until w.config.instances) { sum += w.instanceEstimateFrom(i, lo) / truth - 1; n += 1 }
+        }
+      }
+    }
+    info(f"mean relative error of single instances (capacity 45): ${sum / n}%.4f over $n estimates")
+    assert(math.abs(sum / n) < 0.02)
+  }
+
+  test("union counting (GT §4): parties see overlapping subsets of positions; merged wave counts the OR") {
+    var worst = 0.0; var q = 0; var f = 0
+    for (seed <- 0 until 4; t <- Seq(2, 5, 17)) {
+      val rnd = new Random(seed * 100 + t)
+      val n = 30000
+      val window = 12000L
+      val cfg = RwConfig(0.3, 0.05, window, rnd.nextLong())
+      val parties = Array.fill(t)(new RandWave(cfg))
+      val or = scala.collection.mutable.ArrayBuffer[(Long, Long)]()
+      for (p <- 0L until n) {
+        if (rnd.nextInt(3) > 0) { // the OR bit is 1: some parties see it
+          var any = false
+          for (j <- 0 until t) if (rnd.nextInt(t) < 2) { parties(j).addItem(p, p); any = true }
+          if (any) or += ((p, p))
+        }
+      }
+      parties.foreach(_.advanceTo(n - 1))
+      val m = RandWave.merge(parties.toSeq, cfg)
+      m.checkInvariants()
+      val o = new DistinctOracle(or)
+      for (lo <- (n - window) until n.toLong by 97) {
+        val truth = o.from(lo).toDouble
+        val err = math.abs(m.estimateFrom(lo) - truth)
+        q += 1; if (err > 0.3 * truth) f += 1
+        if (truth > 0) worst = math.max(worst, err / truth / 0.3)
+      }
+    }
+    info(f"union counting: $f of $q beyond eps, worst |err|/(eps*truth) = $worst%.3f")
+    assert(f.toDouble / q <= 0.05)
+  }
+
+  def checkSame(a: RandWave, b: RandWave, s: Stream): Unit = {
+    assert(a.lastTs == b.lastTs)
+    assert(java.util.Arrays.equals(bytes(a), bytes(b)))
+    for (lo <- boundaries(s, a.lastTs, a.config.window)) assert(a.estimateFrom(lo) == b.estimateFrom(lo), s"lo = $lo")
+    assert(a.entryCount == b.entryCount)
+  }
+
+  test("merge equals one wave over the union, exactly (2..256 sites; overlap, disjoint, equal timestamps)") {
+    for (sites <- Seq(2, 3, 8, 33, 256); mode <- Seq("disjoint", "overlap-positions", "overlap-values", "equal-ts"); seed <- 0 until 2) {
+      val rnd = new Random(sites * 1000 + seed + mode.hashCode)
+      val window = Seq(Long.MaxValue, 4000L)(seed)
+      val cfg = RwConfig(0.3, 0.1, window, rnd.nextLong())
+      val n = 15000
+      val union = mode match {
+        case "equal-ts" => bursty(rnd, n)
+        case "overlap-values" => random(rnd, n, 3000)
+        case _ => allDistinct(n, 0)
+      }
+      val parts = Array.fill(sites)(scala.collection.mutable.ArrayBuffer[(Long, Long)]())
+      union.foreach { it =>
+        parts(rnd.nextInt(sites)) += it
+        if (mode == "overlap-positions" && rnd.nextBoolean()) parts(rnd.nextInt(sites)) += it
+      }
+      // plus an empty site whose clock is the union's last timestamp
+      val idle = new RandWave(cfg); idle.advanceTo(union.last._2)
+      val waves = parts.map(p => build(cfg, p)) :+ idle
+      val merged = RandWave.merge(waves.toSeq, cfg)
+      val single = build(cfg, union)
+      single.advanceTo(merged.lastTs)
+      merged.checkInvariants()
+      checkSame(merged, single, union)
+      // merging in a tree gives the same
+      val (l, r) = waves.splitAt(sites / 2)
+      val tree = RandWave.merge(Seq(RandWave.merge(l.toSeq, cfg), RandWave.merge(r.toSeq, cfg)), cfg)
+      checkSame(tree, single, union)
+    }
+  }
+
+  test("merge of one input is a copy; merge refuses different configs; empty inputs") {
+    val rnd = new Random(7)
+    val cfg = RwConfig(0.3, 0.1, 5000, 11)
+    val s = random(rnd, 20000, 10000)
+    val w = build(cfg, s)
+    val m = RandWave.merge(Seq(w), cfg)
+    checkSame(m, w, s)
+    val c = w.copy(); checkSame(c, w, s)
+    val e = intercept[SketchException](RandWave.merge(Seq(w, new RandWave(RwConfig(0.3, 0.1, 5000, 12))), cfg))
+    assert(e.getMessage.contains("seed 11 vs 12"))
+    val e2 = intercept[SketchException](RandWave.merge(Seq(w, new RandWave(RwConfig(0.3, 0.05, 4000, 11))), cfg))
+    assert(e2.getMessage.contains("delta") && e2.getMessage.contains("window"))
+    val empty = RandWave.merge(Seq(new RandWave(cfg), new RandWave(cfg)), cfg)
+    assert(empty.isEmpty && empty.lastTs == Long.MinValue)
+    val m2 = RandWave.merge(Seq(w, new RandWave(cfg)), cfg)
+    checkSame(m2, w, s)
+    assert(new RwCells(cfg).merge(Seq(new RandWave(cfg))) == null)
+  }
+
+  test("ECM cell usage: add(ts) and add(ts, v) count events with equal timestamps; merged cells count both streams") {
+    var q = 0; var f = 0; var worst = 0.0
+    for (seed <- 0 until 6) {
+      val rnd = new Random(seed)
+      val cfg = RwConfig(0.3, 0.05, 2000, rnd.nextLong())
+      val a = new RandWave(cfg); val b = new RandWave(cfg)
+      val oa = new ecmsketch.Oracle; val ob = new ecmsketch.Oracle
+      var t = 0L
+      for (_ <- 0 until 3000) {
+        t += rnd.nextInt(3)
+        val v = if (rnd.nextInt(20) == 0) rnd.nextInt(200).toLong else 1L
+        if (rnd.nextBoolean()) { if (v == 1) a.add(t) else a.add(t, v); oa.add(0, t, v) }
+        else { b.add(t, v); ob.add(0, t, v) }
+      }
+      a.advanceTo(t); b.advanceTo(t)
+      val m = RandWave.merge(Seq(a, b), cfg)
+      val ou = ecmsketch.Oracle.union(Seq(oa, ob))
+      for ((w, o) <- Seq((a, oa), (b, ob), (m, ou)); lo <- (t - 1999) to t by 7) {
+        val truth = o.after(lo - 1).toDouble
+        val err = math.abs(w.estimateFrom(lo) - truth)
+        q += 1; if (err > 0.3 * truth) f += 1
+        if (truth > 0) worst = math.max(worst, err / truth / 0.3)
+      }
+    }
+    info(f"ECM cells: $f of $q beyond eps, worst |err|/(eps*truth) = $worst%.3f")
+    assert(f.toDouble / q <= 0.05)
+    val w = new RandWave(RwConfig(0.3, 0.05, 10, 1))
+    w.add(5, 100)
+    assert(w.estimateFrom(5) == 100.0)
+    w.add(7, 0)
+    assert(w.lastTs == 7 && w.estimateFrom(5) == 100.0)
+    val e = intercept[SketchException](w.add(8, RandWave.MaxWeight + 1))
+    assert(e.getMessage.contains("too large"))
+    intercept[SketchException](w.add(8, -1))
+    intercept[SketchException](w.add(6))
+    // the same event stream in two cells: the merge counts both (distinct salts)
+    val c1 = new RandWave(RwConfig(0.3, 0.05, 10, 1)); val c2 = new RandWave(RwConfig(0.3, 0.05, 10, 1))
+    (0 until 50).foreach { _ => c1.add(3); c2.add(3) }
+    assert(RandWave.merge(Seq(c1, c2), c1.config).estimateFrom(0) == 100.0)
+  }
+
+  test("addSortedBatch equals one-by-one adds (identical bytes)") {
+    for (seed <- 0 until 4) {
+      val rnd = new Random(seed)
+      val cfg = RwConfig(0.3, 0.1, Seq(Long.MaxValue, 3000L)(seed % 2), rnd.nextLong())
+      val s = if (seed < 2) random(rnd, 20000, 3000) else runs(rnd, 20000)
+      val a = build(cfg, s)
+      val b = new RandWave(cfg)
+      val ids = s.map(_._1); val ts = s.map(_._2)
+      var i = 0
+      while (i < s.length) { val j = math.min(s.length, i + 1 + rnd.nextInt(3000)); b.addSortedBatch(ids, ts, i, j); i = j }
+      checkSame(a, b, s)
+    }
+  }
+
+  test("memory: entries stay bounded and lazily allocated") {
+    val cfg = RwConfig(0.3, 0.1, 1000, 3)
+    val w = new RandWave(cfg)
+    for (t <- 0L until 200000L) w.addItem(t, t)
+    val bound = cfg.capacity * (1 + cfg.instances * 12)
+    assert(w.entryCount < bound)
+    val tiny = new RandWave(cfg); tiny.add(1)
+    assert(tiny.entryCount <= 1 + 61 * cfg.instances)
+    info(s"entries after 200000 distinct items (window 1000): ${w.entryCount}")
+  }
+}
