@@ -35,7 +35,7 @@ object SketchDescription {
       "first_ts" -> (if (s.isEmpty) null else s.firstTs), "last_ts" -> (if (s.isEmpty) null else s.lastTs),
       "total_weight" -> s.count, "size_bytes" -> sizeBytes) ++ noWave
     val single = Map[String, Any]("delta" -> null, "width" -> null, "depth" -> null, "cm_epsilon" -> null,
-      "optimize_for" -> null, "key_type" -> null, "seed" -> null, "point_error_bound" -> null,
+      "optimize_for" -> null, "key_type" -> null, "seed" -> null, "point_error_bound" -> null, "total_error_bound" -> null,
       "inner_product_error_bound" -> null)
     s match {
       case e: EcmSketch =>
