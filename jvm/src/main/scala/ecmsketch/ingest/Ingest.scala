@@ -48,6 +48,9 @@ object SketchOps {
   final class Distinct(factory: () => DistinctSketch, keyType: Int) extends SketchOps[DistinctSketch] {
     def create(): DistinctSketch = { val s = factory(); s.setKeyType(keyType); s }
     def add(s: DistinctSketch, fp: Long, ts: Long, v: Long): Unit = s.addFingerprint(fp, ts)
+    /** Only the last occurrence of a value in a sorted batch changes the state (docs/rwave.md). */
+    override def addSorted(s: DistinctSketch, fps: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit =
+      s.addSortedBatch(fps, ts, from, until)
     def merge(xs: Seq[DistinctSketch]): DistinctSketch = DistinctSketch.mergeUnchecked(xs)
     def encode(s: DistinctSketch): Array[Byte] = SketchCodec.encode(s)
     def decode(b: Array[Byte]): DistinctSketch = SketchCodec.decodeDistinct(b)
