@@ -20,13 +20,17 @@ final case class DwConfig(epsilon: Double, window: Long, maxArrivals: Long) {
 
   /** k = ceil(1/epsilon), so 1/k <= epsilon. */
   val k: Int = math.max(1, math.ceil(1.0 / epsilon - 1e-12).toInt)
-  /** Number of levels l = ceil(log2(2U/k)) clamped to [1, MaxLevels]. */
+  /** Number of levels l = ceil(log2(4U/k)) clamped to [1, MaxLevels]: GT's ceil(log2(2 eps U))
+    * plus one level of headroom, so that the top level spans at least 2U and the merge of waves
+    * whose union respects U (or, across sites, the sum of their U) never needs a larger U.
+    */
   val levels: Int =
     if (maxArrivals == DwConfig.Unbounded) DwConfig.MaxLevels
     else {
-      // smallest l >= 1 with k * 2^(l-1) >= U, i.e. not (k * 2^(l-1) <= U - 1)
+      val u2 = if (maxArrivals > Long.MaxValue / 2) Long.MaxValue else 2 * maxArrivals
+      // smallest l >= 1 with k * 2^(l-1) >= 2U, i.e. not (k * 2^(l-1) <= 2U - 1)
       var l = 1
-      while (l < DwConfig.MaxLevels && ((maxArrivals - 1) >> (l - 1)) >= k) l += 1
+      while (l < DwConfig.MaxLevels && ((u2 - 1) >> (l - 1)) >= k) l += 1
       l
     }
   private[this] val lowCap = (k + 2) / 2
@@ -41,14 +45,14 @@ object DwConfig {
   final val MinEpsilon = 1e-4
   final val MaxLevels = 62
   final val Unbounded = Long.MaxValue
-  /** U of an order-preserving merge: Unbounded if any input is, else 2 * sum (saturating). */
+  /** U of a merge of waves of different streams (sites): see the two-argument form. */
   def mergedArrivals(us: Seq[Long]): Long = mergedArrivals(us, sameStream = false)
 
-  /** U of an order-preserving merge: Unbounded if any input is; else twice the sum of the inputs'
-    * U for sketches of different streams (sites), or twice their maximum for partial sketches of
-    * one stream (whose union respects one U). The factor 2 is headroom for the merge's split events;
-    * if it ever proved too small, the merged wave reports the overflow like any other (an error on
-    * the affected ranges, never a wrong answer).
+  /** U of an order-preserving merge: Unbounded if any input is; else the sum of the inputs' U for
+    * waves of different streams (sites), or their maximum for partial waves of one stream (whose
+    * union respects one U). The split events of the merge move at most eps of the weight, which the
+    * level of headroom in [[DwConfig.levels]] absorbs; were it ever exceeded, the merged wave
+    * reports the overflow like any other (an error on the affected ranges, never a wrong answer).
     */
   def mergedArrivals(us: Seq[Long], sameStream: Boolean): Long = {
     SketchException.require(us.nonEmpty, "mergedArrivals needs at least one max_arrivals")
@@ -59,10 +63,10 @@ object DwConfig {
       SketchException.require(u > 0, s"max_arrivals must be positive, got $u")
       if (u == Unbounded) return Unbounded
       if (sameStream) s = math.max(s, u)
-      else if (s > Unbounded / 2 - u) return Unbounded
+      else if (s > Unbounded - u) return Unbounded
       else s += u
     }
-    if (s > Unbounded / 2) Unbounded else 2 * s
+    s
   }
 
 }

@@ -10,14 +10,14 @@ class DetWaveSuite extends AnyFunSuite {
 
   test("config: k, levels, capacities, mergedArrivals") {
     val c = DwConfig(1.0 / 3, 48, 48)
-    assert(c.k == 3 && c.levels == 5 && c.capacityAt(0) == 2 && c.capacityAt(4) == 4)
+    assert(c.k == 3 && c.levels == 6 && c.capacityAt(0) == 2 && c.capacityAt(5) == 4) // 3 * 2^5 >= 2 * 48
     assert(DwConfig(0.1, 10, Long.MaxValue).levels == 62)
     assert(DwConfig(0.5, 10, 1).levels == 1)
-    assert(DwConfig(0.1, 10, 10).levels == 1 && DwConfig(0.1, 10, 11).levels == 2)
-    assert(DwConfig.mergedArrivals(Seq(3L, 4L)) == 14L)
-    assert(DwConfig.mergedArrivals(Seq(3L, 4L), sameStream = true) == 8L) // partials of one stream: 2 * max
+    assert(DwConfig(0.1, 10, 5).levels == 1 && DwConfig(0.1, 10, 10).levels == 2 && DwConfig(0.1, 10, 11).levels == 3)
+    assert(DwConfig.mergedArrivals(Seq(3L, 4L)) == 7L)
+    assert(DwConfig.mergedArrivals(Seq(3L, 4L), sameStream = true) == 4L) // partials of one stream
     assert(DwConfig.mergedArrivals(Seq(3L, Long.MaxValue)) == Long.MaxValue)
-    assert(DwConfig.mergedArrivals(Seq(Long.MaxValue / 3, Long.MaxValue / 3)) == Long.MaxValue)
+    assert(DwConfig.mergedArrivals(Seq(Long.MaxValue / 2 + 1, Long.MaxValue / 2 + 1)) == Long.MaxValue)
   }
 
   test("fresh waves meet epsilon at every boundary (count and sum, time and count windows)") {
