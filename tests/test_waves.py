@@ -343,3 +343,26 @@ def test_bytes_object_errors():
         DistinctSketch.from_bytes(d.to_bytes()[:-3])
     with pytest.raises(SketchError, match="expected a deterministic wave"):
         DetWave.from_bytes(d.to_bytes())
+
+
+def test_batch_values_that_would_change_are_refused():
+    """numpy 'S' arrays drop trailing NUL bytes and integers beyond BIGINT would wrap: both are
+    refused for DistinctSketch values and EcmSketch keys alike, not silently altered."""
+    d = DistinctSketch.create(0.2, 0.1, 100)
+    e = EcmSketch.create(0.1, 0.1, 100)
+    for bad, phrase in ((np.array([b"a\x00", b"b"]), "trailing NUL"), ([2 ** 63, 1], "fit in BIGINT"),
+                        ([2 ** 64, 1], "fit in BIGINT")):
+        with pytest.raises(SketchError, match=phrase):
+            d.add_many(bad, [1, 2])
+        with pytest.raises(SketchError, match=phrase):
+            e.add_many(bad, [1, 2])
+    d.add_many([b"a\x00", b"a"], [1, 2])  # a list keeps the bytes exactly: two distinct values
+    assert d.count() == 2.0
+    with pytest.raises(SketchError, match="all integers, all strings or all bytes"):
+        d.add_many([1, "a"], [3, 4])
+
+
+def test_randomized_wave_memory_is_bounded_by_parameters():
+    with pytest.raises(SketchError, match="more than the supported"):
+        DistinctSketch.create(0.01, 0.01, 100)
+    DistinctSketch.create(0.01, 0.05, 100)  # 23 instances of 360,000 items: within the bound

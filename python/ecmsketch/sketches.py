@@ -193,6 +193,53 @@ def _merge_all(cls: Any, jclass: str, api_fn: str, sketches: Iterable[Any], what
     return cls(_call(getattr(_jvm.api(), api_fn), arr))
 
 
+def _key_array(keys: Any, what: str) -> np.ndarray:
+    """A batch of keys (or values) as a numpy array of int64, str or bytes objects; anything that
+    would change a key on the way (numpy 'S' arrays drop trailing NUL bytes, integers beyond
+    BIGINT would wrap) is refused."""
+    if isinstance(keys, np.ndarray):
+        if keys.dtype.kind == "S":
+            raise SketchError(f"numpy bytes arrays (dtype 'S') cannot hold trailing NUL bytes, so {what} would change; "
+                              "pass a list or an object array of bytes")
+        arr = keys
+    else:
+        keys = list(keys)
+        if keys and all(isinstance(k, (bytes, bytearray)) for k in keys):
+            arr = np.empty(len(keys), dtype=object)
+            arr[:] = [bytes(k) for k in keys]
+            return arr
+        if keys and all(isinstance(k, int) and not isinstance(k, bool) for k in keys) and \
+                any(k > 2 ** 63 - 1 or k < -2 ** 63 for k in keys):
+            raise SketchError(f"{what} must be integers that fit in BIGINT, got {max(keys, key=abs)}")
+        try:
+            arr = np.asarray(keys)
+        except OverflowError:
+            raise SketchError(f"{what} must be integers that fit in BIGINT, strings or bytes") from None
+    if arr.dtype.kind == "u" and len(arr) and int(arr.max()) > 2 ** 63 - 1:
+        raise SketchError(f"{what} must be integers that fit in BIGINT, got {int(arr.max())}")
+    if arr.dtype.kind == "O" and len(arr) and all(isinstance(k, int) and not isinstance(k, bool) for k in arr):
+        # numpy keeps Python ints beyond 64 bits as objects
+        raise SketchError(f"{what} must be integers that fit in BIGINT, strings or bytes")
+    return arr
+
+
+def _add_keyed(api_prefix: str, jobj: Any, keys_arr: np.ndarray, order: np.ndarray, rest: tuple,
+               what: str) -> None:
+    """Calls PyApi.<prefix>Longs/Strings/Bytes(jobj, keys in timestamp order, *rest)."""
+    import jpype
+    api = _jvm.api()
+    if keys_arr.dtype.kind in "iu":
+        _call(getattr(api, api_prefix + "Longs"), jobj, _longs(keys_arr[order]), *rest)
+    elif keys_arr.dtype.kind == "U" or (keys_arr.dtype.kind == "O" and all(isinstance(k, str) for k in keys_arr)):
+        ks = [str(k) for k in keys_arr[order]]
+        _call(getattr(api, api_prefix + "Strings"), jobj, jpype.JArray(jpype.JString)(ks), *rest)
+    elif keys_arr.dtype.kind == "O" and all(isinstance(k, (bytes, bytearray)) for k in keys_arr):
+        ks = [jpype.JArray(jpype.JByte)(_as_bytes(k)) for k in keys_arr[order]]
+        _call(getattr(api, api_prefix + "Bytes"), jobj, jpype.JArray(jpype.JArray(jpype.JByte))(ks), *rest)
+    else:
+        raise SketchError(f"{what} must be all integers, all strings or all bytes, got dtype {keys_arr.dtype}")
+
+
 class EcmSketch(_Sketch):
     """An ECM-sketch: Count-Min array of sliding-window counters. Point, inner-product, self-join and
     total queries over any range within the window, mergeable order-preservingly across sites."""
@@ -247,35 +294,11 @@ class EcmSketch(_Sketch):
     def add_many(self, keys: Any, timestamps: Any, values: Any = None) -> None:
         """Adds a batch (numpy arrays or sequences). The batch may be in any order; it is sorted by
         timestamp, and must not precede the sketch's last timestamp."""
-        import jpype
-        if isinstance(keys, np.ndarray):
-            if keys.dtype.kind == "S":
-                raise SketchError("numpy bytes arrays (dtype 'S') cannot hold trailing NUL bytes, so keys would change; "
-                                  "pass a list or an object array of bytes")
-            keys_arr = keys
-        else:
-            keys = list(keys)
-            if keys and all(isinstance(k, (bytes, bytearray)) for k in keys):
-                keys_arr = np.empty(len(keys), dtype=object)
-                keys_arr[:] = [bytes(k) for k in keys]
-            else:
-                keys_arr = np.asarray(keys)
+        keys_arr = _key_array(keys, "keys")
         if len(keys_arr) != len(timestamps):
             raise SketchError(f"keys and timestamps differ in length: {len(keys_arr)} vs {len(timestamps)}")
         order, ts, vs = self._sorted_batch(timestamps, values)
-        jts = _longs(ts)
-        jvs = None if vs is None else _longs(vs)
-        api = _jvm.api()
-        if keys_arr.dtype.kind in "iu":
-            _call(api.addLongs, self._j, _longs(keys_arr[order]), jts, jvs)
-        elif keys_arr.dtype.kind == "U" or (keys_arr.dtype.kind == "O" and all(isinstance(k, str) for k in keys_arr)):
-            ks = [str(k) for k in keys_arr[order]]
-            _call(api.addStrings, self._j, jpype.JArray(jpype.JString)(ks), jts, jvs)
-        elif keys_arr.dtype.kind == "O" and all(isinstance(k, (bytes, bytearray)) for k in keys_arr):
-            ks = [jpype.JArray(jpype.JByte)(_as_bytes(k)) for k in keys_arr[order]]
-            _call(api.addBytes, self._j, jpype.JArray(jpype.JArray(jpype.JByte))(ks), jts, jvs)
-        else:
-            raise SketchError(f"keys must be integers, strings or bytes, got dtype {keys_arr.dtype}")
+        _add_keyed("add", self._j, keys_arr, order, (_longs(ts), None if vs is None else _longs(vs)), "keys")
 
     def _fp(self, key: Key):
         if isinstance(key, bool) or key is None:
@@ -453,23 +476,13 @@ class DistinctSketch(_Sketch):
 
     def add_many(self, values: Any, timestamps: Any) -> None:
         """Adds a batch in any order (sorted here; must not precede the last timestamp)."""
-        import jpype
-        vals = list(values)
+        vals = _key_array(values, "values")
         if len(vals) != len(timestamps):
             raise SketchError(f"values and timestamps differ in length: {len(vals)} vs {len(timestamps)}")
+        if vals.dtype.kind == "b":
+            raise SketchError("values must be all integers, all strings or all bytes, got booleans")
         order, ts, _ = self._sorted_batch(timestamps, None)
-        vals = [vals[i] for i in order]
-        jts = _longs(ts)
-        api = _jvm.api()
-        if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals):
-            _call(api.distinctAddLongs, self._j, _longs(np.asarray(vals, dtype=np.int64)), jts)
-        elif all(isinstance(v, str) for v in vals):
-            _call(api.distinctAddStrings, self._j, jpype.JArray(jpype.JString)(vals), jts)
-        elif all(isinstance(v, (bytes, bytearray)) for v in vals):
-            arr = [jpype.JArray(jpype.JByte)(bytes(v)) for v in vals]
-            _call(api.distinctAddBytes, self._j, jpype.JArray(jpype.JArray(jpype.JByte))(arr), jts)
-        else:
-            raise SketchError("values must be all integers, all strings or all bytes")
+        _add_keyed("distinctAdd", self._j, vals, order, (_longs(ts),), "values")
 
     def count(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
         """Estimated number of distinct values seen in ``(now - range, now]``."""

@@ -20,6 +20,9 @@ final case class RwConfig(epsilon: Double, delta: Double, window: Long, seed: Lo
   val capacity: Int = math.ceil(RwConfig.C / (epsilon * epsilon) * (1.0 - 1e-12)).toInt
   /** Number of independent instances (odd); the estimate is their median. */
   val instances: Int = RwConfig.instancesFor(delta)
+  SketchException.require(instances.toLong * capacity <= RwConfig.MaxItems,
+    s"randomized waves with epsilon $epsilon and delta $delta need $instances instances of $capacity items per level " +
+      s"(${instances.toLong * capacity} in all), more than the supported ${RwConfig.MaxItems}: raise epsilon or delta")
   def unbounded: Boolean = window == Long.MaxValue
 
   /** Level-hash coefficients (a_0, b_0, a_1, b_1, ...) of the instances: one pairwise-independent
@@ -42,6 +45,11 @@ final case class RwConfig(epsilon: Double, delta: Double, window: Long, seed: Lo
 object RwConfig {
   final val C = 36
   final val MinEpsilon = 0.01
+  /** Bound on instances * capacity. A wave keeps about this many items per level layer in memory
+    * (its instances' levels hold copies of level-0 items), decoded or built, so the bound caps the
+    * memory of one wave (about 16 bytes an item) whatever its bytes claim.
+    */
+  final val MaxItems = 1L << 24
   /** Levels are 0..MaxLevel (the level hash has a 61-bit range). */
   final val MaxLevel = 60
   /** Largest number of instances (the smallest supported delta is [[failureProbability]](255), about 2.1e-8). */
