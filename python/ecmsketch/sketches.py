@@ -208,6 +208,11 @@ def _key_array(keys: Any, what: str) -> np.ndarray:
             arr = np.empty(len(keys), dtype=object)
             arr[:] = [bytes(k) for k in keys]
             return arr
+        kinds = {str if isinstance(k, str) else int if isinstance(k, (int, np.integer)) and not isinstance(k, bool)
+                 else type(k) for k in keys}
+        if len(kinds) > 1:  # numpy would turn [1, "a"] into ["1", "a"]
+            raise SketchError(f"{what} must be all integers, all strings or all bytes, got a mix of "
+                              + ", ".join(sorted(t.__name__ for t in kinds)))
         if keys and all(isinstance(k, int) and not isinstance(k, bool) for k in keys) and \
                 any(k > 2 ** 63 - 1 or k < -2 ** 63 for k in keys):
             raise SketchError(f"{what} must be integers that fit in BIGINT, got {max(keys, key=abs)}")
