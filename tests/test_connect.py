@@ -26,6 +26,12 @@ SCRIPT = textwrap.dedent("""
              .select("s", E.ecm_point("s", "3", range=1000).alias("p"), E.sketch_info("s").merge_depth.alias("d"))
              .first())
     print("RESULT", row.s.hex(), row.p, row.d)
+    w = (df.agg(E.dwave_agg("ts", 5000, 0.05, max_arrivals=10000).alias("w"),
+                E.distinct_agg("k", "ts", 5000, 0.2, 0.1).alias("n"),
+                E.ecm_agg("k", "ts", 5000, 0.1, 0.1, cell="dwave").alias("e"))
+           .select("w", "n", "e", E.dwave_count("w", 1000).alias("c"), E.distinct_count("n", 1000).alias("u"))
+           .first())
+    print("WAVES", w.w.hex(), w.n.hex(), w.e.hex(), w.c, w.u)
     spark.stop()
 """)
 
@@ -41,3 +47,13 @@ def test_wrappers_under_spark_connect(spark):
     assert bytes.fromhex(hexbytes) == bytes(classic.s)
     assert float(p) == classic.p
     assert int(d) <= 1
+    # the wave functions build the same bytes and answers under Connect as in classic PySpark
+    wline = [ln for ln in out.stdout.splitlines() if ln.startswith("WAVES ")][-1]
+    _, wh, nh, eh, c, u = wline.split()
+    w = (df.agg(E.dwave_agg("ts", 5000, 0.05, max_arrivals=10000).alias("w"),
+                E.distinct_agg("k", "ts", 5000, 0.2, 0.1).alias("n"),
+                E.ecm_agg("k", "ts", 5000, 0.1, 0.1, cell="dwave").alias("e"))
+           .select("w", "n", "e", E.dwave_count("w", 1000).alias("c"), E.distinct_count("n", 1000).alias("u"))
+           .first())
+    assert (bytes.fromhex(wh), bytes.fromhex(nh), bytes.fromhex(eh)) == (bytes(w.w), bytes(w.n), bytes(w.e))
+    assert float(c) == w.c and float(u) == w.u == 37.0
