@@ -121,6 +121,44 @@ abstract class WindowSketch {
   private def unit(s: WindowSpec) = if (s.tsMicros) "TIMESTAMP" else "integer ticks"
 }
 
+/** A stand-alone sliding-window counter with a plan and a certified bound: the exponential
+  * histogram ([[ecmsketch.window.EhSketch]]) and the deterministic wave ([[ecmsketch.dwave.DwSketch]]).
+  * It counts arrivals (or sums weights) over the window with relative error at most [[errorBound]]
+  * on every range; the cell epsilon is chosen so that the bound equals `epsilon` after
+  * `plannedLevels` levels of order-preserving merge (see [[CounterSketch.cellEpsilonFor]]).
+  */
+abstract class CounterSketch extends WindowSketch {
+  protected def counter: ecmsketch.window.WindowCounter
+
+  /** Adds weight `v` (default 1) at `ts`; timestamps must be non-decreasing. */
+  def add(ts: Long, v: Long = 1L): Unit = {
+    checkAdd(ts, v)
+    counter.add(ts, v)
+    noteAdd(ts, v)
+  }
+
+  /** Estimated weight in (now - range, now]; null range = the window, null now = last timestamp. */
+  def count(range: java.lang.Long, now: java.lang.Long): Double = {
+    val lo = lowerBound(range, now)
+    if (lo == null) 0.0 else counter.estimateFrom(lo)
+  }
+
+  /** Certified relative error of every [[count]] answer at the current merge depth. */
+  def errorBound: Double = cellBound
+}
+
+object CounterSketch {
+  /** Cell epsilon (1 + epsilon)^(1/(levels+1)) - 1, nudged down by ulps so that the bound reported
+    * at the planned depth is <= epsilon in floating point.
+    */
+  def cellEpsilonFor(epsilon: Double, levels: Int): Double = {
+    ecmsketch.ecm.Planner.checkEpsilon(epsilon)
+    var cellEps = ecmsketch.ecm.Planner.cellEpsilonFor(epsilon, levels)
+    while (StrictMath.pow(1.0 + cellEps, levels + 1.0) - 1.0 > epsilon) cellEps = Math.nextDown(cellEps)
+    cellEps
+  }
+}
+
 object WindowSketch {
   /** Refuses merging count-based sketches: ECM §5.1 (Fig. 2), count-based windows keep the order
     * of the counted arrivals but lose that of the others, so no order-preserving merge exists.

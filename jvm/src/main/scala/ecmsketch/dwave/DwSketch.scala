@@ -1,34 +1,16 @@
 package ecmsketch.dwave
 
-import ecmsketch.{SketchException, WindowSketch, WindowSpec}
-import ecmsketch.ecm.Planner
+import ecmsketch.{CounterSketch, SketchException, WindowSketch, WindowSpec}
+import ecmsketch.window.WindowCounter
 
-/** A stand-alone deterministic wave with a plan and a certified bound (mirrors EhSketch): counts
-  * arrivals (or sums weights) over the sliding window with relative error <= [[errorBound]].
-  *
-  * The cell epsilon is chosen so that the bound equals `epsilon` after `plannedLevels` levels of
-  * order-preserving merge: cellEpsilon = (1 + epsilon)^(1/(levels+1)) - 1.
+/** A stand-alone deterministic wave with a plan and a certified bound ([[CounterSketch]]). Its
+  * `count` throws a SketchException naming max_arrivals when the range reaches a stretch where more
+  * than max_arrivals arrived within one window.
   */
 final class DwSketch private (val spec: WindowSpec, val epsilon: Double, val plannedLevels: Int,
-                              val cellEpsilon: Double, private[ecmsketch] var wave: DetWave) extends WindowSketch {
+                              val cellEpsilon: Double, private[ecmsketch] var wave: DetWave) extends CounterSketch {
   def maxArrivals: Long = wave.config.maxArrivals
-
-  /** Adds weight `v` (default 1) at `ts`; timestamps must be non-decreasing. */
-  def add(ts: Long, v: Long = 1L): Unit = {
-    checkAdd(ts, v)
-    wave.add(ts, v)
-    noteAdd(ts, v)
-  }
-
-  /** Estimated weight in (now - range, now]; null range = the window, null now = last timestamp.
-    * Throws SketchException naming max_arrivals when the range reaches an overflowed region.
-    */
-  def count(range: java.lang.Long, now: java.lang.Long): Double = {
-    val lo = lowerBound(range, now)
-    if (lo == null) 0.0 else wave.estimateFrom(lo)
-  }
-
-  def errorBound: Double = cellBound
+  protected def counter: WindowCounter = wave
 
   def copy(): DwSketch = {
     val s = new DwSketch(spec, epsilon, plannedLevels, cellEpsilon, wave.copy())
@@ -42,9 +24,7 @@ final class DwSketch private (val spec: WindowSpec, val epsilon: Double, val pla
 
 object DwSketch {
   def create(spec: WindowSpec, epsilon: Double, levels: Int, maxArrivals: Long): DwSketch = {
-    Planner.checkEpsilon(epsilon)
-    var cellEps = Planner.cellEpsilonFor(epsilon, levels)
-    while (StrictMath.pow(1.0 + cellEps, levels + 1.0) - 1.0 > epsilon) cellEps = Math.nextDown(cellEps)
+    val cellEps = CounterSketch.cellEpsilonFor(epsilon, levels)
     new DwSketch(spec, epsilon, levels, cellEps, new DetWave(DwConfig(cellEps, spec.window, maxArrivals)))
   }
 

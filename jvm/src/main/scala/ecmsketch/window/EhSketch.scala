@@ -1,35 +1,14 @@
 package ecmsketch.window
 
-import ecmsketch.{SketchException, WindowSketch, WindowSpec}
-import ecmsketch.ecm.Planner
+import ecmsketch.{CounterSketch, SketchException, WindowSketch, WindowSpec}
 
-/** A stand-alone exponential histogram with a plan and a certified bound: counts (or sums weights)
-  * over the sliding window with relative error at most [[errorBound]] on every query.
-  *
-  * The cell epsilon is chosen so that the bound equals `epsilon` after `plannedLevels` levels of
-  * order-preserving merge: cellEpsilon = (1 + epsilon)^(1/(levels+1)) - 1.
-  */
+/** A stand-alone exponential histogram with a plan and a certified bound ([[CounterSketch]]). */
 final class EhSketch private (val spec: WindowSpec, val epsilon: Double, val plannedLevels: Int,
                               val cellEpsilon: Double, private[ecmsketch] var hist: ExpHistogram)
-    extends WindowSketch {
+    extends CounterSketch {
 
   def histogram: ExpHistogram = hist
-
-  /** Adds weight `v` (default 1) at `ts`; timestamps must be non-decreasing. */
-  def add(ts: Long, v: Long = 1L): Unit = {
-    checkAdd(ts, v)
-    hist.add(ts, v)
-    noteAdd(ts, v)
-  }
-
-  /** Estimated weight in (now - range, now]; null range = the window, null now = last timestamp. */
-  def count(range: java.lang.Long, now: java.lang.Long): Double = {
-    val lo = lowerBound(range, now)
-    if (lo == null) 0.0 else hist.estimateFrom(lo)
-  }
-
-  /** Certified relative error of every [[count]] answer at the current merge depth. */
-  def errorBound: Double = cellBound
+  protected def counter: WindowCounter = hist
 
   def copy(): EhSketch = {
     val s = new EhSketch(spec, epsilon, plannedLevels, cellEpsilon, hist.copy())
@@ -43,9 +22,7 @@ final class EhSketch private (val spec: WindowSpec, val epsilon: Double, val pla
 object EhSketch {
   /** A new histogram sketch with the bound `epsilon` after `levels` merge levels. */
   def create(spec: WindowSpec, epsilon: Double, levels: Int): EhSketch = {
-    Planner.checkEpsilon(epsilon)
-    var cellEps = Planner.cellEpsilonFor(epsilon, levels)
-    while (StrictMath.pow(1.0 + cellEps, levels + 1.0) - 1.0 > epsilon) cellEps = Math.nextDown(cellEps)
+    val cellEps = CounterSketch.cellEpsilonFor(epsilon, levels)
     new EhSketch(spec, epsilon, levels, cellEps, new ExpHistogram(EhConfig(cellEps, spec.window)))
   }
 
