@@ -315,9 +315,9 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
       if (lv.n == lv.ts.length) makeRoom(lv)
       val n = lv.n
       val c = math.min(m - q, lv.ts.length - n)
-      if (n > 0 && precedes(ts(q), ids(q), lv.ts(n - 1), lv.ids(n - 1))) lv.sorted = false
       System.arraycopy(ts, q, lv.ts, n, c); System.arraycopy(ids, q, lv.ids, n, c)
       lv.n = n + c
+      joinTies(lv, n)
       q += c
     }
     lv.dirty = true
@@ -330,13 +330,28 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
       val n = lv.n
       val c = math.min(k - q, lv.ts.length - n)
       val lts = lv.ts; val lids = lv.ids
-      if (n > 0) { val j = idx(q); if (precedes(ts(j), ids(j), lts(n - 1), lids(n - 1))) lv.sorted = false }
       var e = 0
       while (e < c) { val j = idx(q + e); lts(n + e) = ts(j); lids(n + e) = ids(j); e += 1 }
       lv.n = n + c
+      joinTies(lv, n)
       q += c
     }
     lv.dirty = true
+  }
+
+  /** Entries [0, n) and [n, lv.n) of a log are each sorted by (ts, id). Where a tie run spans the
+    * two, sorts it if it is short; otherwise marks the log unsorted (the next compaction sorts it).
+    */
+  private def joinTies(lv: Level, n: Int): Unit = if (n > 0 && lv.sorted) {
+    val ts = lv.ts; val ids = lv.ids
+    val t = ts(n)
+    if (ts(n - 1) == t && ids(n) < ids(n - 1)) {
+      var a = n - 1
+      while (a > 0 && ts(a - 1) == t) a -= 1
+      var b = n + 1
+      while (b < lv.n && ts(b) == t) b += 1
+      if (b - a > 32) lv.sorted = false else sortTieRuns(ts, ids, a, b)
+    }
   }
 
   /** One arrival with a fresh event id. */
