@@ -98,7 +98,7 @@ object RwConfig {
   }
 }
 
-/** One level of one instance: (ts, id) entries in non-decreasing ts order. Between compactions the
+/** One level of one instance: (ts, id) entries in non-decreasing ts order (usually also by id, see `sorted`). Between compactions the
   * log may hold stale occurrences of re-occurring ids, expired entries and more than `capacity`
   * entries; a compacted ("clean") level holds the canonical set sorted by (ts, id), without
   * duplicate ids, at most `capacity` entries, none expired.
@@ -108,10 +108,12 @@ private[rwave] final class Level(initial: Int) {
   var ids: Array[Long] = new Array[Long](initial)
   var n: Int = 0
   var dirty: Boolean = false
+  /** True when the log is sorted by (ts, id) (ids signed), so a compaction need not sort tie runs. */
+  var sorted: Boolean = true
   def copy(): Level = {
     val l = new Level(0)
     l.ts = java.util.Arrays.copyOf(ts, math.max(4, n)); l.ids = java.util.Arrays.copyOf(ids, math.max(4, n))
-    l.n = n; l.dirty = dirty
+    l.n = n; l.dirty = dirty; l.sorted = sorted
     l
   }
 }
@@ -163,6 +165,11 @@ private[rwave] final class Scratch {
   val set = new IdSet
   val set2 = new IdSet
   var est: Array[Double] = new Array[Double](16)
+  /** Batch insertion: ids reduced mod p, level hashes of one instance, indices of the items of one level. */
+  val xs: Array[Long] = new Array[Long](RandWave.MaxPending)
+  val hs: Array[Int] = new Array[Int](RandWave.MaxPending)
+  val idx: Array[Int] = new Array[Int](RandWave.MaxPending)
+  var keep: Array[Boolean] = new Array[Boolean](64)
 }
 
 /** r independent randomized waves over items (id, ts). Level l of instance i holds the
@@ -213,6 +220,13 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   private[rwave] var mayRepeat: Boolean = false
   private[this] var salt: Long = java.util.concurrent.ThreadLocalRandom.current().nextLong()
   private[this] var counter: Long = 0L
+  /** Items added but not yet inserted into the levels (ts non-decreasing, all <= lastTs); inserted
+    * instance by instance when the buffer is full and before any read ([[normalize]]). Allocated
+    * lazily, grows up to [[RandWave.MaxPending]].
+    */
+  private[this] var pIds: Array[Long] = null
+  private[this] var pTs: Array[Long] = null
+  private[this] var pN: Int = 0
 
   // ---------------------------------------------------------------- hashing
 
@@ -227,30 +241,116 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
 
   /** Records item `id` at `ts` (non-decreasing). */
   def addItem(id: Long, ts: Long): Unit = {
+    if (ts < _lastTs) failOrder(ts)
     mayRepeat = true
-    insert(id, ts)
+    push(id, ts)
   }
 
-  private def insert(id: Long, ts: Long): Unit = {
-    if (ts < _lastTs) failOrder(ts)
+  /** Buffers one item; the clock moves now, the levels change at the next [[flush]]. Inserting
+    * later (and compacting at a later clock) gives the same state: it is canonical.
+    */
+  @inline private def push(id: Long, ts: Long): Unit = {
     _lastTs = ts
     canonical = false
-    append(level0, ts, id)
-    val x = Hashing.modP(id)
+    if (pIds == null || pN == pIds.length) growOrFlush()
+    pIds(pN) = id; pTs(pN) = ts
+    pN += 1
+  }
+
+  private def growOrFlush(): Unit =
+    if (pIds == null) { pIds = new Array[Long](16); pTs = new Array[Long](16) }
+    else if (pIds.length < MaxPending) {
+      val m = 2 * pIds.length
+      pIds = java.util.Arrays.copyOf(pIds, m); pTs = java.util.Arrays.copyOf(pTs, m)
+    } else flush()
+
+  /** Inserts the buffered items into the levels. */
+  private def flush(): Unit = if (pN > 0) { val n = pN; pN = 0; insertBatch(pIds, pTs, n) }
+
+  /** Inserts items [0, m) (ts non-decreasing, not before any stored item, m <= MaxPending):
+    * appends them to level 0, then, instance by instance, hashes them in one loop and appends
+    * each level's items (those with h_i >= l, filtered from the previous level's) to its log.
+    */
+  private def insertBatch(ids: Array[Long], ts: Array[Long], m: Int): Unit = {
+    val sc = scratch.get()
+    val xs = sc.xs; val hs = sc.hs; val idx = sc.idx
+    // sorted by (ts, id), every level's items are appended in (ts, id) order
+    sortTieRuns(ts, ids, 0, m)
+    appendAll(level0, ids, ts, m)
+    var j = 0
+    while (j < m) { xs(j) = Hashing.modP(ids(j)); j += 1 }
     var i = 0
     while (i < r) {
-      val h = levelFor(coeffs(2 * i), coeffs(2 * i + 1), x)
-      if (h > 0) {
-        val ls = levelsOf(i, h)
+      val a = coeffs(2 * i); val b = coeffs(2 * i + 1)
+      var k = 0; var top = 0
+      j = 0
+      while (j < m) {
+        val h = levelFor(a, b, xs(j))
+        hs(j) = h; idx(k) = j
+        k += (-h) >>> 31 // h > 0
+        top = math.max(top, h)
+        j += 1
+      }
+      if (k > 0) {
+        val ls = levelsOf(i, top)
         var l = 1
-        while (l <= h) {
+        while (k > 0) {
           var lv = ls(l)
           if (lv == null) { lv = new Level(4); ls(l) = lv }
-          append(lv, ts, id)
+          appendIdx(lv, ids, ts, idx, k)
+          // keep the items with h >= l + 1
+          var q = 0; var k2 = 0
+          while (q < k) { val jj = idx(q); idx(k2) = jj; k2 += (l - hs(jj)) >>> 31; q += 1 }
+          k = k2
           l += 1
         }
       }
       i += 1
+    }
+  }
+
+  private def appendAll(lv: Level, ids: Array[Long], ts: Array[Long], m: Int): Unit = {
+    var q = 0
+    while (q < m) {
+      if (lv.n == lv.ts.length) makeRoom(lv)
+      val n = lv.n
+      val c = math.min(m - q, lv.ts.length - n)
+      System.arraycopy(ts, q, lv.ts, n, c); System.arraycopy(ids, q, lv.ids, n, c)
+      lv.n = n + c
+      joinTies(lv, n)
+      q += c
+    }
+    lv.dirty = true
+  }
+
+  private def appendIdx(lv: Level, ids: Array[Long], ts: Array[Long], idx: Array[Int], k: Int): Unit = {
+    var q = 0
+    while (q < k) {
+      if (lv.n == lv.ts.length) makeRoom(lv)
+      val n = lv.n
+      val c = math.min(k - q, lv.ts.length - n)
+      val lts = lv.ts; val lids = lv.ids
+      var e = 0
+      while (e < c) { val j = idx(q + e); lts(n + e) = ts(j); lids(n + e) = ids(j); e += 1 }
+      lv.n = n + c
+      joinTies(lv, n)
+      q += c
+    }
+    lv.dirty = true
+  }
+
+  /** Entries [0, n) and [n, lv.n) of a log are each sorted by (ts, id). Where a tie run spans the
+    * two, sorts it if it is short; otherwise marks the log unsorted (the next compaction sorts it).
+    */
+  private def joinTies(lv: Level, n: Int): Unit = if (n > 0 && lv.sorted) {
+    val ts = lv.ts; val ids = lv.ids
+    val t = ts(n)
+    if (ts(n - 1) == t && ids(n) < ids(n - 1)) {
+      var a = n - 1
+      while (a > 0 && ts(a - 1) == t) a -= 1
+      var b = n + 1
+      while (b < lv.n && ts(b) == t) b += 1
+      if (b - a > 32) lv.sorted = false else sortTieRuns(ts, ids, a, b)
     }
   }
 
@@ -259,7 +359,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     if (ts < _lastTs) failOrder(ts)
     val id = Hashing.mix64(salt + counter)
     counter += 1
-    insert(id, ts) // a fresh id: compactions need not look for repeated ids
+    push(id, ts) // a fresh id: compactions need not look for repeated ids
   }
 
   /** v arrivals with fresh ids; v > [[RandWave.MaxWeight]] is refused with a SketchException. */
@@ -289,15 +389,17 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     var i = from
     var prev = _lastTs
     while (i < until) { if (ts(i) < prev) failOrder(ts(i)); prev = ts(i); i += 1 }
-    val set = scratch.get().set
+    val sc = scratch.get()
+    val set = sc.set
     set.reset(until - from)
     // ids whose last occurrence is at index i: walk backwards, keep first sightings
-    val keep = new Array[Boolean](until - from)
+    if (sc.keep.length < until - from) sc.keep = new Array[Boolean](math.max(until - from, 2 * sc.keep.length))
+    val keep = sc.keep
     i = until - 1
-    while (i >= from) { if (set.add(ids(i))) keep(i - from) = true; i -= 1 }
+    while (i >= from) { keep(i - from) = set.add(ids(i)); i -= 1 }
+    mayRepeat = true
     i = from
-    while (i < until) { if (keep(i - from)) addItem(ids(i), ts(i)); i += 1 }
-    if (ts(until - 1) > _lastTs) advanceTo(ts(until - 1))
+    while (i < until) { if (keep(i - from)) push(ids(i), ts(i)); i += 1 }
   }
 
   private def levelsOf(i: Int, h: Int): Array[Level] = {
@@ -339,7 +441,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
 
   private[rwave] def compact(lv: Level, dedupe: Boolean): Unit = {
     val n = lv.n
-    if (n == 0) { lv.dirty = false; return }
+    if (n == 0) { lv.dirty = false; lv.sorted = true; return }
     val hb = hasBound; val b = bound
     val ts = lv.ts; val ids = lv.ids
     val set = if (dedupe) scratch.get().set else null
@@ -361,12 +463,13 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
         i -= 1
       }
     }
-    sortTieRuns(ts, ids, w, n)
+    if (!lv.sorted) sortTieRuns(ts, ids, w, n)
     val from = if (k > cap) w + (k - cap) else w
     val m = n - from
     if (from > 0 && m > 0) { System.arraycopy(ts, from, ts, 0, m); System.arraycopy(ids, from, ids, 0, m) }
     lv.n = m
     lv.dirty = false
+    lv.sorted = true
   }
 
   /** Drops the expired prefix of a compacted level and releases memory of mostly empty buffers. */
@@ -385,6 +488,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
 
   /** Brings every level into canonical form for the current clock. */
   private[rwave] def normalize(): Unit = if (!canonical) {
+    flush()
     normalizeLevel(level0)
     if (levels != null) {
       var i = 0
@@ -561,6 +665,8 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
 
 object RandWave {
   final val MaxWeight = 1L << 20
+  /** Largest number of buffered items of a wave (see [[RandWave.addItem]]). */
+  private[rwave] final val MaxPending = 512
 
   private[rwave] val scratch: ThreadLocal[Scratch] = ThreadLocal.withInitial(() => new Scratch)
 
@@ -571,6 +677,9 @@ object RandWave {
     math.min(RwConfig.MaxLevel, java.lang.Long.numberOfLeadingZeros(t) - 3)
   }
 
+  /** (t1, id1) < (t2, id2). */
+  @inline private def precedes(t1: Long, id1: Long, t2: Long, id2: Long): Boolean = t1 < t2 || (t1 == t2 && id1 < id2)
+
   /** Sorts the ids of every run of equal timestamps in [from, until) ascending. */
   private[rwave] def sortTieRuns(ts: Array[Long], ids: Array[Long], from: Int, until: Int): Unit = {
     var a = from
@@ -578,7 +687,18 @@ object RandWave {
       var b = a + 1
       val t = ts(a)
       while (b < until && ts(b) == t) b += 1
-      if (b - a > 1) java.util.Arrays.sort(ids, a, b)
+      if (b - a > 24) java.util.Arrays.sort(ids, a, b)
+      else {
+        // short runs (the usual case): insertion sort, linear when already sorted
+        var j = a + 1
+        while (j < b) {
+          val v = ids(j)
+          var p = j - 1
+          while (p >= a && ids(p) > v) { ids(p + 1) = ids(p); p -= 1 }
+          ids(p + 1) = v
+          j += 1
+        }
+      }
       a = b
     }
   }

@@ -352,6 +352,70 @@ class RandWaveSuite extends AnyFunSuite {
     }
   }
 
+  /** Level l of instance i computed from scratch: the `capacity` largest (ts, id) among the ids
+    * with h_i >= l, each at its latest ts, minus the expired ones.
+    */
+  def bruteLevel(w: RandWave, s: Stream, i: Int, l: Int): Seq[(Long, Long)] = {
+    val latest = scala.collection.mutable.HashMap[Long, Long]()
+    s.foreach { case (id, t) => latest(id) = math.max(t, latest.getOrElse(id, Long.MinValue)) }
+    val top = latest.toSeq.map { case (id, t) => (t, id) }
+      .filter { case (_, id) => l == 0 || w.levelOf(i, ecmsketch.hash.Hashing.modP(id)) >= l }
+      .sorted.takeRight(w.config.capacity)
+    val win = w.config.window
+    top.filter { case (t, _) => win == Long.MaxValue || t > w.lastTs - win }
+  }
+
+  test("buffered, batched and interleaved insertion give the brute-force canonical state (identical bytes)") {
+    for (seed <- 0 until 6) {
+      val rnd = new Random(100 + seed)
+      val cfg = RwConfig(Seq(0.3, 0.5)(seed % 2), 0.1, Seq(Long.MaxValue, 800L, 5000L)(seed % 3), rnd.nextLong())
+      // repeats (small universe), runs and long tie runs (bursty)
+      val s = seed / 2 match {
+        case 0 => random(rnd, 12000, 1500)
+        case 1 => runs(rnd, 12000)
+        case _ => bursty(rnd, 12000).map { case (id, t) => (id % 700, t) }
+      }
+      val a = build(cfg, s)
+      val b = new RandWave(cfg)
+      val c = new RandWave(cfg)
+      val ids = s.map(_._1); val ts = s.map(_._2)
+      var i = 0
+      while (i < s.length) {
+        val j = math.min(s.length, i + 1 + rnd.nextInt(1500))
+        b.addSortedBatch(ids, ts, i, j)
+        // c: one by one, with reads (which flush the buffer) and clock moves at random points
+        (i until j).foreach { k => c.addItem(ids(k), ts(k)); if (rnd.nextInt(700) == 0) c.estimateFrom(ts(k)) }
+        if (rnd.nextInt(4) == 0) c.advanceTo(ts(j - 1))
+        i = j
+      }
+      checkSame(a, b, s)
+      checkSame(a, c, s)
+      a.checkInvariants()
+      for (inst <- 0 until cfg.instances; l <- 0 to 20) {
+        val lv = a.levelAt(inst, l)
+        val got = if (lv == null) Seq.empty else (0 until lv.n).map(k => (lv.ts(k), lv.ids(k)))
+        assert(got == bruteLevel(a, s, inst, l), s"seed $seed instance $inst level $l")
+      }
+    }
+  }
+
+  test("cells: weighted rows and reads between buffered events keep the canonical state") {
+    for (seed <- 0 until 3) {
+      val rnd = new Random(200 + seed)
+      val cfg = RwConfig(0.3, 0.1, Seq(Long.MaxValue, 300L, 2000L)(seed), rnd.nextLong())
+      val a = new RandWave(cfg)
+      var t = 0L
+      for (_ <- 0 until 4000) {
+        t += rnd.nextInt(3)
+        val v = 1 + rnd.nextInt(if (rnd.nextInt(20) == 0) 400 else 3)
+        a.add(t, v)
+        if (rnd.nextInt(300) == 0) a.estimateFrom(t)
+      }
+      a.checkInvariants() // canonical against the union of its stored items
+      assert(java.util.Arrays.equals(bytes(RandWave.merge(Seq(a, a.copy()), cfg)), bytes(a)))
+    }
+  }
+
   test("memory: entries stay bounded and lazily allocated") {
     val cfg = RwConfig(0.3, 0.1, 1000, 3)
     val w = new RandWave(cfg)
