@@ -22,6 +22,18 @@ object KeyType {
     case Binary => "binary"
     case other => s"unknown($other)"
   }
+
+  /** The type after adding a key of type `t` to a sketch of type `current`; a different type is refused. */
+  def record(current: Int, t: Int): Int =
+    if (current == t || current == Unset) t
+    else throw new SketchException(s"this sketch holds ${name(current)} keys; cannot add a ${name(t)} key")
+
+  /** The key type of a merge of sketches of types `types` (unset ones adopt the others'). */
+  def merged(types: Seq[Int], what: String): Int = types.foldLeft(Unset) { (acc, t) =>
+    if (t == Unset || t == acc) acc
+    else if (acc == Unset) t
+    else throw new SketchException(s"cannot merge $what with ${name(acc)} keys and ${name(t)} keys")
+  }
 }
 
 /** Parameters of an ECM-sketch (all of them go into the binary header).
@@ -181,11 +193,7 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
   }
 
   /** Records the key type on first use; a different type later is refused. */
-  def setKeyType(t: Int): Unit =
-    if (_keyType != t) {
-      if (_keyType == KeyType.Unset) _keyType = t
-      else throw new SketchException(s"this sketch holds ${KeyType.name(_keyType)} keys; cannot add a ${KeyType.name(t)} key")
-    }
+  def setKeyType(t: Int): Unit = if (_keyType != t) _keyType = KeyType.record(_keyType, t)
 
   // ------------------------------------------------------------------ queries
 
@@ -403,16 +411,11 @@ object EcmSketch {
   private def mergeImpl(sketches: Seq[EcmSketch], sameStream: Boolean): EcmSketch = {
     SketchException.require(sketches.nonEmpty, "merge needs at least one sketch")
     val first = sketches.head
-    var keyType = KeyType.Unset
     sketches.foreach { s =>
       val d = first.diffs(s)
       if (d.nonEmpty) throw new SketchException(s"cannot merge ECM-sketches with different parameters: ${d.mkString(", ")}")
-      if (s._keyType != KeyType.Unset) {
-        if (keyType == KeyType.Unset) keyType = s._keyType
-        else if (keyType != s._keyType)
-          throw new SketchException(s"cannot merge ECM-sketches with ${KeyType.name(keyType)} keys and ${KeyType.name(s._keyType)} keys")
-      }
     }
+    val keyType = KeyType.merged(sketches.map(_._keyType), "ECM-sketches")
     val n = first.width * first.depth
     val cells = new Array[WindowCounter](n)
     val contributing = sketches.filter(_.cells.exists(c => c != null && !c.isEmpty))

@@ -20,11 +20,7 @@ final class DistinctSketch private (val spec: WindowSpec, val config: RwConfig,
   def keyType: Int = _keyType
 
   /** Records the key type on first use; a different type later is refused (as in EcmSketch). */
-  def setKeyType(t: Int): Unit =
-    if (_keyType != t) {
-      if (_keyType == KeyType.Unset) _keyType = t
-      else throw new SketchException(s"this sketch holds ${KeyType.name(_keyType)} keys; cannot add a ${KeyType.name(t)} key")
-    }
+  def setKeyType(t: Int): Unit = if (_keyType != t) _keyType = KeyType.record(_keyType, t)
 
   /** Lossless merges add no error: the bound is epsilon at every merge depth. */
   override def cellBound: Double = config.epsilon
@@ -121,16 +117,11 @@ object DistinctSketch {
   private[ecmsketch] def mergeUnchecked(sketches: Seq[DistinctSketch]): DistinctSketch = {
     SketchException.require(sketches.nonEmpty, "merge needs at least one sketch")
     val first = sketches.head
-    var keyType = KeyType.Unset
     sketches.foreach { s =>
       val d = first.diffs(s)
       if (d.nonEmpty) throw new SketchException(s"cannot merge distinct-count sketches with different parameters: ${d.mkString(", ")}")
-      if (s._keyType != KeyType.Unset) {
-        if (keyType == KeyType.Unset) keyType = s._keyType
-        else if (keyType != s._keyType)
-          throw new SketchException(s"cannot merge distinct-count sketches with ${KeyType.name(keyType)} keys and ${KeyType.name(s._keyType)} keys")
-      }
     }
+    val keyType = KeyType.merged(sketches.map(_._keyType), "distinct-count sketches")
     if (sketches.size == 1) return first.copy()
     val contributing = sketches.filter(s => !s.wave.isEmpty)
     val w = RandWave.merge(sketches.map(_.wave), first.config)
