@@ -94,7 +94,7 @@ class CodecSuite extends AnyFunSuite {
 
   test("partial-aggregate bundles round trip and reject garbage") {
     val spec = specs.head
-    val ops = new SketchOps.Eh(() => EhSketch.create(spec, 0.1, 1))
+    val ops = SketchOps.eh(() => EhSketch.create(spec, 0.1, 1))
     val ing = new Ingest(ops, spec.window)
     (0L until 1000L).foreach(t => ing.add(0, t, 1))
     val b = ing.serialize()

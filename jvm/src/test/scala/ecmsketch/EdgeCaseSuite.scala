@@ -81,7 +81,7 @@ class EdgeCaseSuite extends AnyFunSuite {
   }
 
   test("result() can be called repeatedly (window frames) without changing the state") {
-    val ops = new SketchOps.Eh(() => EhSketch.create(WindowSpec(false, false, 10), 0.1, 1))
+    val ops = SketchOps.eh(() => EhSketch.create(WindowSpec(false, false, 10), 0.1, 1))
     val ing = new Ingest(ops, 10)
     Seq(100L, 101L, 1L, 102L).foreach(t => ing.add(0, t, 1)) // ts 1 is dropped (a window behind)
     val counts = (0 until 3).map(_ => ing.result().count)

@@ -59,7 +59,7 @@ class IngestSuite extends AnyFunSuite {
           val (late, rest) = data.partition(_ => rnd.nextInt(50) == 0)
           rest ++ late
       }
-      val hOps = new SketchOps.Eh(() => EhSketch.create(spec, 0.05, 1))
+      val hOps = SketchOps.eh(() => EhSketch.create(spec, 0.05, 1))
       val hIng = new Ingest(hOps, spec.window)
       input.foreach { case (_, t, w) => hIng.add(0, t, w) }
       val h = hIng.result()
@@ -89,7 +89,7 @@ class IngestSuite extends AnyFunSuite {
   }
 
   test("rows a whole window behind the newest row are dropped without changing any answer") {
-    val ops = new SketchOps.Eh(() => EhSketch.create(WindowSpec(false, false, 100), 0.1, 1))
+    val ops = SketchOps.eh(() => EhSketch.create(WindowSpec(false, false, 100), 0.1, 1))
     val ing = new Ingest(ops, 100)
     (1000L until 2000L).foreach(t => ing.add(0, t, 1))
     (0L until 500L).foreach(t => ing.add(0, t, 1)) // all older than 1999 - 100

@@ -159,7 +159,7 @@ class WaveCellsSuite extends AnyFunSuite {
     val ts = Array.tabulate(n)(i => i / 3L)
     val vals = Array.fill(n)(rnd.nextInt(2000).toLong)
     val perm = rnd.shuffle((0 until n).toVector)
-    val dwOps = new SketchOps.Dw(() => DwSketch.create(spec, 0.05, 1, DwConfig.Unbounded))
+    val dwOps = SketchOps.dw(() => DwSketch.create(spec, 0.05, 1, DwConfig.Unbounded))
     val dsOps = new SketchOps.Distinct(() => DistinctSketch.create(spec, 0.2, 0.1, 1L), ecmsketch.ecm.KeyType.Long)
     val a = new Ingest(dwOps, spec.window); val b = new Ingest(dsOps, spec.window)
     perm.foreach { i => a.add(0L, ts(i), 1L); b.add(ecmsketch.hash.Hashing.fingerprintLong(vals(i)), ts(i), 1L) }

@@ -45,6 +45,8 @@ object PyApi {
     SketchException.require(vs == null || vs.length == n, s"keys and values differ in length: $n vs ${vs.length}")
   }
 
+  // Batches of rows (parallel arrays, sorted by timestamp; vs = null means weight 1): ECM-sketches
+  // by key type, the stand-alone counters, and distinct-count sketches by value type.
   def addLongs(s: EcmSketch, keys: Array[Long], ts: Array[Long], vs: Array[Long]): Unit = {
     checkBatch(keys.length, ts, vs)
     var i = 0
@@ -93,6 +95,7 @@ object PyApi {
     while (i < values.length) { s.add(values(i), ts(i)); i += 1 }
   }
 
+  // Bytes (docs/FORMAT.md) and merges, as the SQL functions do them.
   def encode(s: WindowSketch): Array[Byte] = SketchCodec.encodeAny(s)
 
   def decodeEcm(b: Array[Byte]): EcmSketch = SketchCodec.decodeEcm(b)

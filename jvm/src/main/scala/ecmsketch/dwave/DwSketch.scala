@@ -9,9 +9,11 @@ import ecmsketch.window.WindowCounter
   */
 final class DwSketch private (val spec: WindowSpec, val epsilon: Double, val plannedLevels: Int,
                               val cellEpsilon: Double, private[ecmsketch] var wave: DetWave) extends CounterSketch {
+  /** U: the bound on the weight in any window (DwConfig.Unbounded when not given). */
   def maxArrivals: Long = wave.config.maxArrivals
   protected def counter: WindowCounter = wave
 
+  /** An independent copy. */
   def copy(): DwSketch = {
     val s = new DwSketch(spec, epsilon, plannedLevels, cellEpsilon, wave.copy())
     s.copyStateFrom(this)
@@ -23,6 +25,7 @@ final class DwSketch private (val spec: WindowSpec, val epsilon: Double, val pla
 }
 
 object DwSketch {
+  /** A new wave whose bound is `epsilon` after `levels` merge levels, with max_arrivals `maxArrivals`. */
   def create(spec: WindowSpec, epsilon: Double, levels: Int, maxArrivals: Long): DwSketch = {
     val cellEps = CounterSketch.cellEpsilonFor(epsilon, levels)
     new DwSketch(spec, epsilon, levels, cellEps, new DetWave(DwConfig(cellEps, spec.window, maxArrivals)))

@@ -2,7 +2,7 @@ package ecmsketch.ingest
 
 import scala.collection.mutable.ArrayBuffer
 
-import ecmsketch.{SketchException, WindowSketch}
+import ecmsketch.{CounterSketch, SketchException, WindowSketch}
 import ecmsketch.ecm.EcmSketch
 import ecmsketch.format.{ByteReader, ByteWriter, SketchCodec}
 import ecmsketch.dwave.DwSketch
@@ -36,14 +36,6 @@ object SketchOps {
     def decode(b: Array[Byte]): EcmSketch = SketchCodec.decodeEcm(b)
   }
 
-  final class Dw(factory: () => DwSketch) extends SketchOps[DwSketch] {
-    def create(): DwSketch = factory()
-    def add(s: DwSketch, fp: Long, ts: Long, v: Long): Unit = s.add(ts, v)
-    def merge(xs: Seq[DwSketch]): DwSketch = DwSketch.mergeUnchecked(xs)
-    def encode(s: DwSketch): Array[Byte] = SketchCodec.encode(s)
-    def decode(b: Array[Byte]): DwSketch = SketchCodec.decodeDw(b)
-  }
-
   /** Distinct-count sketches: `fp` is the value's fingerprint; every row has weight 1. */
   final class Distinct(factory: () => DistinctSketch, keyType: Int) extends SketchOps[DistinctSketch] {
     def create(): DistinctSketch = { val s = factory(); s.setKeyType(keyType); s }
@@ -56,13 +48,20 @@ object SketchOps {
     def decode(b: Array[Byte]): DistinctSketch = SketchCodec.decodeDistinct(b)
   }
 
-  final class Eh(factory: () => EhSketch) extends SketchOps[EhSketch] {
-    def create(): EhSketch = factory()
-    def add(s: EhSketch, fp: Long, ts: Long, v: Long): Unit = s.add(ts, v)
-    def merge(xs: Seq[EhSketch]): EhSketch = EhSketch.mergeUnchecked(xs)
-    def encode(s: EhSketch): Array[Byte] = SketchCodec.encode(s)
-    def decode(b: Array[Byte]): EhSketch = SketchCodec.decodeEh(b)
+  /** Stand-alone counters (exponential histogram, deterministic wave): the key is ignored. */
+  final class Counter[S <: CounterSketch](factory: () => S, mergeFn: Seq[S] => S, decodeFn: Array[Byte] => S)
+      extends SketchOps[S] {
+    def create(): S = factory()
+    def add(s: S, fp: Long, ts: Long, v: Long): Unit = s.add(ts, v)
+    def merge(xs: Seq[S]): S = mergeFn(xs)
+    def encode(s: S): Array[Byte] = SketchCodec.encodeAny(s)
+    def decode(b: Array[Byte]): S = decodeFn(b)
   }
+
+  def eh(factory: () => EhSketch): Counter[EhSketch] =
+    new Counter(factory, EhSketch.mergeUnchecked, SketchCodec.decodeEh)
+  def dw(factory: () => DwSketch): Counter[DwSketch] =
+    new Counter(factory, DwSketch.mergeUnchecked, SketchCodec.decodeDw)
 }
 
 /** Builds a sketch from rows in any order (docs/DESIGN.md, "Out-of-order rows").

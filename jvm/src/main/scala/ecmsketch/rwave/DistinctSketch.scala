@@ -32,11 +32,14 @@ final class DistinctSketch private (val spec: WindowSpec, val config: RwConfig,
     noteAdd(ts, 1L)
   }
 
+  /** Records an occurrence of an integer (INT/BIGINT) value at `ts`. */
   def add(value: Long, ts: Long): Unit = { setKeyType(KeyType.Long); addFingerprint(Hashing.fingerprintLong(value), ts) }
+  /** Records an occurrence of a string value (hashed as its UTF-8 bytes, like BINARY) at `ts`. */
   def add(value: String, ts: Long): Unit = {
     SketchException.require(value != null, "value must not be null")
     setKeyType(KeyType.String); addFingerprint(Hashing.fingerprintString(value), ts)
   }
+  /** Records an occurrence of a binary value at `ts`. */
   def add(value: Array[Byte], ts: Long): Unit = {
     SketchException.require(value != null, "value must not be null")
     setKeyType(KeyType.Binary); addFingerprint(Hashing.fingerprintBytes(value), ts)
@@ -73,8 +76,10 @@ final class DistinctSketch private (val spec: WindowSpec, val config: RwConfig,
     if (lo == null) 0.0 else wave.estimateFrom(lo)
   }
 
+  /** Relative error of every count, with probability >= 1 - delta, at any merge depth. */
   def errorBound: Double = config.epsilon
 
+  /** An independent copy. */
   def copy(): DistinctSketch = {
     val s = new DistinctSketch(spec, config, wave.copy())
     s.copyStateFrom(this)
@@ -82,6 +87,7 @@ final class DistinctSketch private (val spec: WindowSpec, val config: RwConfig,
     s
   }
 
+  /** Names the parameters that differ between this sketch and `o` (empty: they merge). */
   def diffs(o: DistinctSketch): Seq[String] = {
     val b = Seq.newBuilder[String]
     b ++= commonDiffs(o)
@@ -96,6 +102,7 @@ final class DistinctSketch private (val spec: WindowSpec, val config: RwConfig,
 object DistinctSketch {
   final val DefaultSeed: Long = ecmsketch.ecm.EcmSketch.DefaultSeed
 
+  /** A new empty sketch: relative error `epsilon` with probability 1 - `delta`; `seed` picks the level hashes. */
   def create(spec: WindowSpec, epsilon: Double, delta: Double, seed: Long): DistinctSketch = {
     val config = RwConfig(epsilon, delta, spec.window, seed)
     new DistinctSketch(spec, config, new RandWave(config))

@@ -148,7 +148,7 @@ case class EhAgg(ts: Expression, window: Expression, epsilon: Expression, value:
     copy(ts = c(0), window = c(1), epsilon = c(2), value = c(3), windowType = c(4), mergeLevels = c(5))
 
   private lazy val eps = Args.constDouble(epsilon, fn, "epsilon", 0.05)
-  @transient protected lazy val ops: SketchOps[EhSketch] = new SketchOps.Eh(() => EhSketch.create(spec, eps, levels))
+  @transient protected lazy val ops: SketchOps[EhSketch] = SketchOps.eh(() => EhSketch.create(spec, eps, levels))
 
   override def checkInputDataTypes(): TypeCheckResult = Checks {
     Args.checkValue(value, fn); spec; Planner.checkEpsilon(eps); ops.create()
@@ -178,7 +178,7 @@ case class DwaveAgg(ts: Expression, window: Expression, epsilon: Expression, val
   private lazy val eps = Args.constDouble(epsilon, fn, "epsilon", 0.05)
   private lazy val arrivals = Args.maxArrivals(maxArrivals, fn)
   @transient protected lazy val ops: SketchOps[DwSketch] =
-    new SketchOps.Dw(() => DwSketch.create(spec, eps, levels, arrivals))
+    SketchOps.dw(() => DwSketch.create(spec, eps, levels, arrivals))
 
   override def checkInputDataTypes(): TypeCheckResult = Checks {
     Args.checkValue(value, fn); spec; Planner.checkEpsilon(eps); arrivals; ops.create()

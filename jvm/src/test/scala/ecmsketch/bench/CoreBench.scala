@@ -44,23 +44,30 @@ object CoreBench {
     val keys = zipfKeys(n, 100000, 1.1, 1)
     val ts = timestamps(n, 2)
     val spec = WindowSpec(countWindow = false, tsMicros = false, window = 1000000L)
+    /** `runs` timed builds of an ECM-sketch with `plan` over the first `events` events: the rates
+      * (updates/s) and the last sketch built.
+      */
+    def ecmRuns(plan: ecmsketch.ecm.EcmPlan, events: Int, runs: Int): (Seq[Double], EcmSketch) = {
+      var last: EcmSketch = null
+      val rates = (0 until runs).map { _ =>
+        val s = EcmSketch.create(spec, plan, 1L)
+        val t0 = System.nanoTime()
+        var i = 0
+        while (i < events) { s.add(keys(i), ts(i), 1L); i += 1 }
+        val dt = (System.nanoTime() - t0) / 1e9
+        last = s
+        events / dt
+      }
+      (rates, last)
+    }
     val rows = scala.collection.mutable.ArrayBuffer[(String, String, String)]()
 
     // ECM-EH updates/s (Table 3: 1,486,314/s on wc'98 at eps = 0.1)
-    var last: EcmSketch = null
-    val ecmRates = (0 until reps).map { _ =>
-      val s = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 0, 1L)
-      val t0 = System.nanoTime()
-      var i = 0
-      while (i < n) { s.add(keys(i), ts(i), 1L); i += 1 }
-      val dt = (System.nanoTime() - t0) / 1e9
-      last = s
-      n / dt
-    }
+    val (ecmRates, last) = ecmRuns(Planner.plan(0.1, 0.1, QueryKind.Point, 0), n, reps)
     val bytes = SketchCodec.encode(last)
     rows += (("ECM-EH updates/s (eps=0.1, delta=0.1)", f"${median(ecmRates)}%,.0f", "paper 1,486,314; aim >= 3,000,000"))
     rows += (("ECM-EH updates/s, min..max of runs", f"${ecmRates.min}%,.0f .. ${ecmRates.max}%,.0f", s"$reps runs of $n"))
-    rows += (("ECM-EH serialized bytes after 10M events", f"${bytes.length}%,d", "paper: < 1 MB"))
+    rows += ((f"ECM-EH serialized bytes after $n%,d events", f"${bytes.length}%,d", "paper: < 1 MB"))
     rows += (("ECM-EH array", s"${last.width} x ${last.depth}, cell eps ${"%.4f".format(last.cellEpsilon)}", "journal split, 0 merge levels"))
 
     // The same stream through the ingest layer (reorder buffer), as the SQL aggregate feeds it
@@ -88,18 +95,9 @@ object CoreBench {
 
     // Deterministic waves: ECM-DW (Table 3: 1,167,704/s) and a wave alone
     val dwPlan = Planner.plan(0.1, 0.1, QueryKind.Point, 0, CellFamily.DetWaveId)
-    var lastDw: EcmSketch = null
-    val dwRates = (0 until reps).map { _ =>
-      val s = EcmSketch.create(spec, dwPlan, 1L)
-      val t0 = System.nanoTime()
-      var i = 0
-      while (i < n) { s.add(keys(i), ts(i), 1L); i += 1 }
-      val dt = (System.nanoTime() - t0) / 1e9
-      lastDw = s
-      n / dt
-    }
+    val (dwRates, lastDw) = ecmRuns(dwPlan, n, reps)
     rows += (("ECM-DW updates/s (eps=0.1, delta=0.1)", f"${median(dwRates)}%,.0f", f"paper 1,167,704; ratio to ECM-EH ${median(dwRates) / median(ecmRates)}%.2f"))
-    rows += (("ECM-DW serialized bytes after 10M events", f"${SketchCodec.encode(lastDw).length}%,d", f"ECM-EH: ${bytes.length}%,d"))
+    rows += ((f"ECM-DW serialized bytes after $n%,d events", f"${SketchCodec.encode(lastDw).length}%,d", f"ECM-EH: ${bytes.length}%,d"))
     val waveRates = (0 until reps).map { _ =>
       val w = new DetWave(DwConfig(0.1, 1000000L, DwConfig.Unbounded))
       val t0 = System.nanoTime()
@@ -114,22 +112,8 @@ object CoreBench {
     // and ECM-DW on the same prefix.
     val rwEvents = math.min(n, 300000)
     val rwPlan = Planner.plan(0.1, 0.1, QueryKind.Point, 0, CellFamily.RandWaveId)
-    var lastRw: EcmSketch = null
-    val rwRates = (0 until math.min(reps, 3)).map { _ =>
-      val s = EcmSketch.create(spec, rwPlan, 1L)
-      val t0 = System.nanoTime()
-      var i = 0
-      while (i < rwEvents) { s.add(keys(i), ts(i), 1L); i += 1 }
-      val dt = (System.nanoTime() - t0) / 1e9
-      lastRw = s
-      rwEvents / dt
-    }
-    def prefixBytes(plan: ecmsketch.ecm.EcmPlan): Int = {
-      val s = EcmSketch.create(spec, plan, 1L)
-      var i = 0
-      while (i < rwEvents) { s.add(keys(i), ts(i), 1L); i += 1 }
-      SketchCodec.encode(s).length
-    }
+    val (rwRates, lastRw) = ecmRuns(rwPlan, rwEvents, math.min(reps, 3))
+    def prefixBytes(plan: ecmsketch.ecm.EcmPlan): Int = SketchCodec.encode(ecmRuns(plan, rwEvents, 1)._2).length
     val ehPrefix = prefixBytes(Planner.plan(0.1, 0.1, QueryKind.Point, 0))
     val dwPrefix = prefixBytes(dwPlan)
     val rwBytes = SketchCodec.encode(lastRw).length
@@ -137,7 +121,7 @@ object CoreBench {
       f"paper 177,149; ${rwEvents}%,d events; ratio to ECM-EH ${median(rwRates) / median(ecmRates)}%.3f"))
     rows += ((f"serialized bytes after ${rwEvents}%,d events: EH / DW / RW", f"$ehPrefix%,d / $dwPrefix%,d / $rwBytes%,d",
       f"RW/EH = ${rwBytes.toDouble / ehPrefix}%.0fx (paper: RW >= 10x); RW ${lastRw.width} x ${lastRw.depth}, " +
-        s"${rwPlan.cellDelta.formatted("%.4f")} cell delta"))
+        f"${rwPlan.cellDelta}%.4f cell delta"))
 
     // Merge of 33 site sketches (order-preserving, n-way)
     val sites = (0 until 33).map { site =>
