@@ -376,3 +376,107 @@ def test_non_integer_timestamps_and_weights_are_refused_not_truncated():
         sk.add(3, 5, 2.9)
     sk.add_many([1, 2], [1.0, 2.0], [3.0, 4.0])  # integral floats are exact
     assert sk.info()["total_weight"] == 7 and sk.last_ts == 2
+
+
+# --------------------------------------------------------------------------- inner products, many seeds
+
+
+def _binomial_upper(n: int, p: float, tail: float = 1e-4) -> int:
+    """The smallest k with P[Binomial(n, p) > k] <= tail."""
+    import math
+    cdf = 0.0
+    for k in range(n + 1):
+        cdf += math.comb(n, k) * p ** k * (1 - p) ** (n - k)
+        if 1.0 - cdf <= tail:
+            return k
+    return n
+
+
+def test_inner_products_over_many_seeds():
+    """Inner products and self-joins of ECM-sketches (eh and dwave cells, optimize_for
+    'inner_product') against numpy, over 60 seeded trials. Operand A is merged from three sites
+    (merge depth 1 or 2), operand B is built at one site (depth 0). For every query: the
+    deterministic lower side est >= (1 - e_A)(1 - e_B) * exact, with e the cells' bound at their
+    depth; the two-sided bound |est - exact| <= bound * |A|_1 |B|_1 fails for at most a delta
+    fraction (binomial tolerance); the reported bounds equal the formula at the actual depths."""
+    trials, window, eps, delta, n_keys = 60, 2_000, 0.1, 0.1, 200
+    lower_checked = violations = queries = 0
+    for t in range(trials):
+        rng = np.random.default_rng(5_000 + t)
+        cell = ("eh", "dwave")[t % 2]
+        hseed = 1_000 + 7 * t  # a different hash per trial: the delta is over the hashing
+
+        def create():
+            return EcmSketch.create(eps, delta, window, optimize_for="inner_product", merge_levels=1, seed=hseed,
+                                    cell=cell)
+
+        def stream(n):
+            ts = np.sort(rng.integers(0, 6_000, size=n)).astype(np.int64)
+            keys = (rng.zipf(1.4, size=n) % n_keys).astype(np.int64)
+            vals = rng.integers(0, 4, size=n).astype(np.int64)
+            return keys, ts, vals
+
+        ka, ta, va = stream(3_000)
+        kb, tb, vb = stream(2_000)
+        site = rng.integers(0, 3, size=len(ta))
+        sites = []
+        for i in range(3):
+            s = create()
+            m = site == i
+            s.add_many(ka[m], ta[m], va[m])
+            sites.append(s)
+        if t % 3 == 0:  # two levels of merging: depth 2 (the planned depth)
+            a = EcmSketch.merge([EcmSketch.merge(sites[:2]).to_bytes(), sites[2]])
+        else:
+            a = EcmSketch.merge(sites)
+        b = create()
+        b.add_many(kb, tb, vb)
+        ia, ib = a.info(), b.info()
+        assert (ia["merge_depth"], ib["merge_depth"]) == ((2 if t % 3 == 0 else 1), 0)
+        assert ia["planned_merge_levels"] == ib["planned_merge_levels"] == 2
+        assert ia["cell_kind"] == ib["cell_kind"] == cell and ia["cell_epsilon"] == ib["cell_epsilon"]
+        # the reported bounds are the formula at the actual depths
+        ce, cm = ia["cell_epsilon"], ia["cm_epsilon"]
+        e_a = (1 + ce) ** (ia["merge_depth"] + 1) - 1
+        e_b = (1 + ce) ** (ib["merge_depth"] + 1) - 1
+        assert ia["total_error_bound"] == pytest.approx(e_a, rel=1e-12)
+        assert ib["total_error_bound"] == pytest.approx(e_b, rel=1e-12)
+        p_aa, p_bb, p_ab = (1 + e_a) ** 2 - 1, (1 + e_b) ** 2 - 1, (1 + e_a) * (1 + e_b) - 1
+        assert ia["inner_product_error_bound"] == pytest.approx(max(p_aa, (1 + p_aa) * cm), rel=1e-12)
+        assert ib["inner_product_error_bound"] == pytest.approx(max(p_bb, (1 + p_bb) * cm), rel=1e-12)
+        bound_ab = max(p_ab, (1 + p_ab) * cm)
+        assert float(a._j.innerProductErrorBound(b._j)) == pytest.approx(bound_ab, rel=1e-12)
+        assert float(b._j.innerProductErrorBound(a._j)) == pytest.approx(bound_ab, rel=1e-12)
+        assert ia["error_bound"] == ia["inner_product_error_bound"] and ib["error_bound"] < eps
+        assert ia["error_bound"] <= eps + 1e-12  # at most the planned depth: within epsilon
+
+        def freq(keys, ts, vals, now, r):
+            m = (ts > now - r) & (ts <= now)
+            return np.bincount(keys[m], vals[m], n_keys)
+
+        last_a, last_b = int(ta.max()), int(tb.max())
+        assert (a.last_ts, b.last_ts) == (last_a, last_b)
+        for r, now in ((50, None), (400, None), (window, None), (400, max(last_a, last_b) + 300)):
+            # the default `now`: the later last timestamp of the two operands, a sketch's own for a self-join
+            t_ab = max(last_a, last_b) if now is None else now
+            fa, fb = freq(ka, ta, va, t_ab, r), freq(kb, tb, vb, t_ab, r)
+            sa = freq(ka, ta, va, last_a if now is None else now, r)
+            sb = freq(kb, tb, vb, last_b if now is None else now, r)
+            ip_bound = bound_ab * fa.sum() * fb.sum()
+            checks = [
+                (a.inner_product(b, r, now), float(fa @ fb), e_a, e_b, ip_bound, "A.B"),
+                (b.inner_product(a, r, now), float(fa @ fb), e_a, e_b, ip_bound, "B.A"),
+                (a.self_join(r, now), float(sa @ sa), e_a, e_a, ia["inner_product_error_bound"] * sa.sum() ** 2, "A.A"),
+                (b.self_join(r, now), float(sb @ sb), e_b, e_b, ib["inner_product_error_bound"] * sb.sum() ** 2, "B.B"),
+            ]
+            assert checks[0][0] == checks[1][0], "the inner product is symmetric"
+            for est, exact, e1, e2, allowed, what in checks:
+                queries += 1
+                assert est >= (1 - e1) * (1 - e2) * exact - 1e-6 * max(1.0, exact), \
+                    f"trial {t} ({cell}) {what} r={r} now={now}: {est} < (1-{e1})(1-{e2}) * {exact}"
+                lower_checked += exact > 0
+                if abs(est - exact) > allowed + 1e-6:
+                    violations += 1
+    assert queries == trials * 16 and lower_checked >= 0.9 * queries  # the queries are not all empty
+    allowed_violations = _binomial_upper(queries, delta)
+    assert violations <= allowed_violations, f"{violations}/{queries} inner products outside the bound"

@@ -7,7 +7,7 @@ import pytest
 from pyspark.sql import functions as SF
 
 import ecmsketch.functions as F
-from conftest import error_message, rows_df
+from conftest import check_bound_relation, error_message, rows_df
 
 
 @pytest.fixture(scope="module")
@@ -166,11 +166,27 @@ def test_valid_neighbours_of_error_cases(spark, err_views):
     assert row.full > 0 and row.zero == 0.0
     assert row.last == 399 and row.now_eq_last == row.default_now
     assert row.bin_utf8 == row.str_key > 0
-    # a single count-based sketch "merges" with itself alone, and with NULLs
-    one = spark.sql("""SELECT ecm_merge(x) AS m FROM (SELECT c AS x FROM err_sk UNION ALL SELECT NULL)""").collect()[0].m
-    assert one is not None
-    spark.sql("SELECT ecm_agg(key, ts, 1000, 0.001) FROM err_rows").collect()
-    spark.sql("SELECT ecm_agg(key, ts, 1000, 0.999, merge_levels => 63) FROM err_rows").collect()
+    # a single count-based sketch "merges" with itself alone, and with NULLs: it comes back unchanged
+    one = spark.sql("""SELECT m, c, sketch_info(m) AS im, sketch_info(c) AS ic, ecm_total(m, 100) AS tm,
+                              ecm_total(c, 100) AS tc, ecm_point(m, 'k1', 50) AS pm, ecm_point(c, 'k1', 50) AS pc
+                       FROM (SELECT ecm_merge(x) AS m FROM (SELECT c AS x FROM err_sk UNION ALL SELECT NULL))
+                       CROSS JOIN err_sk""").collect()[0]
+    assert one.im == one.ic and one.im.window_type == "count" and one.im.total_weight == 400
+    assert (one.tm, one.pm) == (one.tc, one.pc) and bytes(one.m) == bytes(one.c)
+    assert abs(one.tm - 100) <= one.im.total_error_bound * 100  # the last 100 arrivals
+    # the extreme accepted parameters build sketches that answer within their own bounds
+    keys = [f"k{i % 17}" for i in range(400)]
+    for eps, levels in ((0.001, 0), (0.999, 63)):
+        row = spark.sql(f"""SELECT sketch_info(s) AS i, ecm_total(s) AS t, ecm_point(s, 'k1') AS p
+                            FROM (SELECT ecm_agg(key, ts, 1000, {eps}, merge_levels => {levels}) AS s
+                                  FROM err_rows)""").collect()[0]
+        info = row.i.asDict()
+        assert info["epsilon"] == eps and info["planned_merge_levels"] == levels + 1
+        assert info["total_weight"] == 400 and info["error_bound"] <= eps
+        check_bound_relation(info)
+        assert abs(row.t - 400) <= info["total_error_bound"] * 400
+        k1 = keys.count("k1")
+        assert (1 - info["total_error_bound"]) * k1 <= row.p <= k1 + info["point_error_bound"] * 400
 
 
 WRAPPER_CASES = [

@@ -121,25 +121,34 @@ def test_scalars_match_sql(spark, fn_df):
 
 def test_wrapper_named_window_and_now_types(spark, fn_df):
     """A timedelta window/range and a datetime `now` go to the SQL function as INTERVAL / TIMESTAMP."""
-    col = F.ecm_total(F.ecm_agg("key", "tsx", dt.timedelta(minutes=10)), dt.timedelta(minutes=10))
-    total = fn_df.agg(col.alias("t")).collect()[0].t
+    row = fn_df.agg(F.ecm_agg("key", "tsx", dt.timedelta(minutes=10)).alias("s")) \
+        .select(F.ecm_total("s", dt.timedelta(minutes=10)).alias("t"), F.sketch_info("s").alias("i")).collect()[0]
     exact = spark.sql("""SELECT count(*) FROM fn_rows, (SELECT max(tsx) AS now FROM fn_rows) l
                          WHERE tsx > now - INTERVAL '10' MINUTE""").collect()[0][0]
-    assert abs(total - exact) <= 0.05 * exact
+    assert row.i.window == 600 * 10**6 and row.i.ts_unit == "microseconds"
+    assert exact > 0 and abs(row.t - exact) <= row.i.total_error_bound * exact
 
 
 def test_register_on_running_session(spark, fn_df):
     ecmsketch.register(spark)
     ecmsketch.register(spark)  # idempotent
     assert spark.catalog.functionExists("ecm_agg") and spark.catalog.functionExists("sketch_info")
-    v = spark.sql("SELECT ecm_total(ecm_agg(key, ts, 3000)) FROM fn_rows").collect()[0][0]
-    assert v == pytest.approx(8000, rel=0.05)
+    v, bound = spark.sql("""SELECT ecm_total(s), sketch_info(s).total_error_bound
+                            FROM (SELECT ecm_agg(key, ts, 3000) AS s FROM fn_rows)""").collect()[0]
+    exact = spark.sql("SELECT count(*) FROM fn_rows, (SELECT max(ts) AS now FROM fn_rows) WHERE ts > now - 3000") \
+        .collect()[0][0]
+    assert exact > 0 and abs(v - exact) <= bound * exact
     usage = " ".join(r[0] for r in spark.sql("DESCRIBE FUNCTION ecm_point").collect())
     assert "Estimated weight of key" in usage
     other = spark.newSession()
     ecmsketch.register(other)
-    assert other.sql("SELECT eh_count(eh_agg(ts, 3000)) FROM (SELECT id AS ts FROM range(100))").collect()[0][0] \
-        == pytest.approx(100, rel=0.05)
+    pts = "(SELECT id * 3 AS ts FROM range(100))"
+    c, c50, bound = other.sql(f"""SELECT eh_count(h), eh_count(h, 50), sketch_info(h).error_bound
+                                  FROM (SELECT eh_agg(ts, 3000) AS h FROM {pts})""").collect()[0]
+    n, n50 = other.sql(f"SELECT count(*), count_if(ts > now - 50) FROM {pts}, (SELECT max(ts) AS now FROM {pts})") \
+        .collect()[0]
+    assert n == 100 and abs(c - n) <= bound * n
+    assert n50 > 0 and abs(c50 - n50) <= bound * n50
 
 
 def test_register_refuses_non_classic_session():

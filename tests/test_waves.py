@@ -263,13 +263,29 @@ def test_wave_errors(spark, wave_rows, sql, phrases):
 
 
 def test_valid_neighbours(spark, wave_rows):
-    """The neighbours of the refused inputs work (so the error tests test the checks)."""
-    row = spark.sql("""SELECT ecm_point(ecm_agg(key, ts, 1000, 0.3, cell => 'rwave'), 'k1') AS p,
-                              ecm_total(ecm_agg(key, ts, 1000, 0.3, cell => 'dwave', max_arrivals => 100000)) AS t,
-                              dwave_count(dwave_agg(ts, 1000, max_arrivals => 100000)) AS d,
-                              distinct_count(distinct_agg(key, ts, 1000, 0.3, 0.2)) AS n
-                       FROM wave_rows""").collect()[0]
-    assert row.p >= 0 and row.t > 0 and row.d > 0 and row.n > 0
+    """The neighbours of the refused inputs work (so the error tests test the checks), and answer
+    within their own bounds of the exact answers over the window."""
+    s = wave_rows
+    row = spark.sql("""SELECT ecm_point(r, 'k1') AS p, sketch_info(r) AS ir, ecm_total(d) AS t, sketch_info(d) AS id,
+                              dwave_count(w) AS c, sketch_info(w) AS iw, distinct_count(n) AS n, sketch_info(n) AS inn
+                       FROM (SELECT ecm_agg(key, ts, 1000, 0.3, cell => 'rwave') AS r,
+                                    ecm_agg(key, ts, 1000, 0.3, cell => 'dwave', max_arrivals => 100000) AS d,
+                                    dwave_agg(ts, 1000, max_arrivals => 100000) AS w,
+                                    distinct_agg(key, ts, 1000, 0.3, 0.2) AS n
+                             FROM wave_rows)""").collect()[0]
+    now = int(s.ts.max())
+    assert row.ir.last_ts == row.id.last_ts == row.iw.last_ts == row.inn.last_ts == now
+    ones = np.ones(len(s), dtype=np.int64)
+    total = exact_total(s.ts, ones, now, 1000)
+    k1 = exact_weights(s.keys, s.ts, ones, now, 1000)["k1"]
+    assert k1 > 0
+    # randomized cells: within the point bound with probability 1 - delta (one fixed query)
+    assert abs(row.p - k1) <= row.ir.point_error_bound * total
+    # deterministic cells and waves: always within the relative bound
+    assert abs(row.t - total) <= row.id.total_error_bound * total
+    assert row.iw.max_arrivals == 100000 and abs(row.c - total) <= row.iw.error_bound * total
+    truth = exact_distinct(s.keys, s.ts, now, 1000)
+    assert abs(row.n - truth) <= row.inn.error_bound * truth
 
 
 # --------------------------------------------------------------------------- Python wrappers and bytes
@@ -285,10 +301,32 @@ def test_wrappers_match_sql(spark, wave_rows):
         F.ecm_point("e", "k1", 500).alias("ep"), F.sketch_info("e")["max_arrivals"].alias("u")).collect()[0]
     sql = spark.sql(f"""SELECT dwave_count(dwave_agg(ts, {WINDOW}, 0.05, value => value), 500) AS dc,
                                distinct_count(distinct_agg(key, ts, {WINDOW}), 500) AS nc FROM wave_rows""").collect()[0]
-    assert q.dc == sql.dc and q.nc == sql.nc and q.ep >= 0 and q.u == 10**6
+    assert q.dc == sql.dc and q.nc == sql.nc and q.u == 10**6
+    # the answers against the exact ones over (now - 500, now]
+    s = wave_rows
+    now = int(s.ts.max())
+    ones = np.ones(len(s), dtype=np.int64)
+    wd, ei, nd = DetWave.from_bytes(r.d), EcmSketch.from_bytes(r.e).info(), DistinctSketch.from_bytes(r.n)
+    assert wd.last_ts == ei["last_ts"] == nd.last_ts == now
+    sums = exact_total(s.ts, s.values, now, 500)
+    assert abs(q.dc - sums) <= wd.error_bound * sums
+    k1, total = exact_weights(s.keys, s.ts, ones, now, 500)["k1"], exact_total(s.ts, ones, now, 500)
+    assert k1 > 0 and q.ep >= (1 - ei["total_error_bound"]) * k1  # deterministic cells: never below
+    assert q.ep - k1 <= ei["point_error_bound"] * total
+    truth = exact_distinct(s.keys, s.ts, now, 500)
+    assert abs(q.nc - truth) <= nd.error_bound * truth
     m = df.groupBy("site").agg(F.dwave_agg("ts", WINDOW).alias("s"), F.distinct_agg("key", "ts", WINDOW).alias("n")) \
         .agg(F.dwave_merge("s").alias("s"), F.distinct_merge("n").alias("n")).collect()[0]
-    assert DetWave.from_bytes(m.s).merge_depth == 2 and DistinctSketch.from_bytes(m.n).count(100) > 0
+    whole = DistinctSketch.from_bytes(df.agg(F.distinct_agg("key", "ts", WINDOW)).collect()[0][0])
+    mw, mn = DetWave.from_bytes(m.s), DistinctSketch.from_bytes(m.n)
+    assert mw.merge_depth == 2
+    for rng in (1, 100, 1000, WINDOW):
+        count = exact_total(s.ts, ones, now, rng)
+        assert abs(mw.count(rng) - count) <= mw.error_bound * count, rng
+        # the distinct-count merge is lossless: it answers as one sketch over all rows
+        assert mn.count(rng) == whole.count(rng), rng
+        truth = exact_distinct(s.keys, s.ts, now, rng)
+        assert truth > 0 and abs(mn.count(rng) - truth) <= mn.error_bound * truth, rng
 
 
 def test_bytes_objects_against_oracles():
@@ -365,4 +403,13 @@ def test_batch_values_that_would_change_are_refused():
 def test_randomized_wave_memory_is_bounded_by_parameters():
     with pytest.raises(SketchError, match="more than the supported"):
         DistinctSketch.create(0.01, 0.01, 100)
-    DistinctSketch.create(0.01, 0.05, 100)  # 23 instances of 360,000 items: within the bound
+    d = DistinctSketch.create(0.01, 0.05, 100)  # 23 instances of 360,000 items: within the bound
+    info = d.info()
+    assert (info["epsilon"], info["delta"], info["wave_capacity"], info["wave_instances"]) == (0.01, 0.05, 360_000, 23)
+    # and it counts: 5000 values, each 4 times, 50 per tick; fewer than the capacity, so exactly
+    values = np.arange(20_000) % 5_000
+    ts = np.arange(20_000) // 50
+    d.add_many(values, ts)
+    now = int(ts.max())
+    for r in (1, 10, 100):
+        assert d.count(r) == exact_distinct(values, ts, now, r), r
