@@ -87,6 +87,25 @@ class TamperSuite extends AnyFunSuite {
     assertRefused(ecm(ehCell(0, Seq(Seq(), Seq(1)))), "bucket count of level 1 = 0", "outside [1, 2]")
   }
 
+  // ------------------------------------------------------------------ total weight
+
+  test("a header total weight below the weight the cells hold is refused (every kind)") {
+    // golden sketches whose cells hold all the weight ever added: one unit less is refused
+    for ((name, held) <- Seq("eh" -> 16L, "dwave" -> 90L, "ecm-eh" -> 4L, "ecm-dwave" -> 30L)) {
+      val b = load(name)
+      assert(ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).getLong(52) == held)
+      assertAccepted(b)
+      val what = if (name.startsWith("ecm")) "the cells of row 0 hold" else "the cell holds"
+      assertRefused(patch(b)(_.putLong(52, held - 1)), s"$what weight $held, more than the total weight ${held - 1}")
+    }
+    // a distinct-count sketch: 10 rows of 5 values, so 5 level-0 items; 5 rows are enough
+    val d = load("distinct-small")
+    assertAccepted(patch(d)(_.putLong(52, 5)))
+    assertRefused(patch(d)(_.putLong(52, 4)), "the cell holds weight 5, more than the total weight 4")
+    // randomized ECM cells: the events of a row within the window are at most the rows added
+    assertRefused(patch(load("ecm-rwave"))(_.putLong(52, 0)), "the cells of row 0 hold weight", "more than the total weight 0")
+  }
+
   // ------------------------------------------------------------------ randomized-wave parameters
 
   // golden ecm-rwave: delta 0.5, depth 2 (ceil(ln(2/delta))), cell delta 0.125 = delta/(2 depth),
