@@ -3,7 +3,6 @@ package ecmsketch
 import ecmsketch.dwave.DwSketch
 import ecmsketch.ecm.{EcmSketch, KeyType, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
-import ecmsketch.hash.Hashing
 import ecmsketch.ingest.{Ingest, SketchOps}
 import ecmsketch.rwave.{DistinctSketch, RandWave}
 import ecmsketch.spark.MergeBuffer
@@ -178,13 +177,7 @@ object GoldenInputs {
     s
   }
 
-  /** Fingerprint of a row key as a sketch of that key type stores it. */
-  def fingerprint(key: Any): Long = key match {
-    case k: String => Hashing.fingerprintString(k)
-    case k: Long => Hashing.fingerprintLong(k)
-    case other => throw new IllegalArgumentException(s"unexpected key $other")
-  }
-
+  /** The key type a sketch records for keys like `key`. */
   val keyTypeOf: Any => Int = {
     case _: String => KeyType.String
     case _: Long => KeyType.Long

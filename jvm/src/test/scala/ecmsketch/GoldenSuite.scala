@@ -4,7 +4,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import ecmsketch.GoldenInputs._
 import ecmsketch.dwave.DwSketch
-import ecmsketch.ecm.{EcmSketch, KeyType}
+import ecmsketch.ecm.EcmSketch
 import ecmsketch.format.SketchCodec
 import ecmsketch.hash.Hashing
 import ecmsketch.ingest.Ingest
@@ -24,11 +24,7 @@ import ecmsketch.window.EhSketch
   * A change of the format, of a hash or of an algorithm that feeds the bytes fails here.
   */
 class GoldenSuite extends AnyFunSuite {
-
-  /** One answer of a decoded sketch: |value - truth| <= bound is required. A refused query
-    * (SketchException naming max_arrivals) has value NaN.
-    */
-  final case class Answer(label: String, value: Double, truth: Double, bound: Double)
+  import GoldenSuite.Answer
 
   private def sameBytes(name: String, got: Array[Byte], expected: Array[Byte]): Unit =
     if (!java.util.Arrays.equals(got, expected)) {
@@ -322,6 +318,7 @@ class GoldenSuite extends AnyFunSuite {
     sameBytes("bundle-ecmm (re-encoded)", MergeBuffer.serialize(buf), b)
     assert(buf.parts.size == 2)
     val parts = buf.parts.toSeq.map(SketchCodec.decodeEh)
+    parts.zip(buf.parts).foreach { case (p, bytes) => sameBytes("bundle-ecmm part (re-encoded)", SketchCodec.encode(p), bytes) }
     parts.zip(Seq(ehMergedA, ehMergedB)).foreach { case (p, rows) => checkAllRanges("bundle-ecmm part", p, rows) }
     val s = EhSketch.merge(parts)
     val rows = (ehMergedA ++ ehMergedB).sortBy(_._1)
@@ -395,4 +392,11 @@ class GoldenSuite extends AnyFunSuite {
       assert(RwTestUtil.levelOf(cfg, i, id) == level, s"instance $i t $t id $id")
     }
   }
+}
+
+object GoldenSuite {
+  /** One answer of a decoded sketch: |value - truth| <= bound is required. A refused query
+    * (SketchException naming max_arrivals) has value NaN.
+    */
+  final case class Answer(label: String, value: Double, truth: Double, bound: Double)
 }
