@@ -4,11 +4,12 @@ import org.scalatest.funsuite.AnyFunSuite
 import ecmsketch.ecm.{EcmSketch, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.{Ingest, SketchOps}
+import ecmsketch.spark.MergeBuffer
 import ecmsketch.window.EhSketch
 
 import scala.util.Random
 
-class CodecSuite extends AnyFunSuite {
+class CodecSuite extends AnyFunSuite with DecodedChecks {
   def hex(b: Array[Byte]): String = b.map(x => f"${x & 0xFF}%02x").mkString
 
   def randomEcm(rnd: Random, spec: WindowSpec, n: Int): EcmSketch = {
@@ -48,65 +49,144 @@ class CodecSuite extends AnyFunSuite {
     assert(SketchCodec.decodeEcm(SketchCodec.encode(m)).mergeDepth == 1)
   }
 
-  test("golden bytes: format v1 is stable") {
-    val eh = EhSketch.create(WindowSpec(false, false, 100), 0.25, 0)
-    (1L to 12L).foreach(t => eh.add(t, if (t % 5 == 0) 3 else 1))
-    assert(hex(SketchCodec.encode(eh)) == CodecSuite.goldenEh, hex(SketchCodec.encode(eh)))
-    val ecm = EcmSketch.create(WindowSpec(false, false, 100), 0.5, 0.5, QueryKind.Point, 0, 3L)
-    Seq(("a", 1L), ("b", 2L), ("a", 2L), ("c", 7L)).foreach { case (k, t) => ecm.add(k, t, 1) }
-    assert(hex(SketchCodec.encode(ecm)) == CodecSuite.goldenEcm, hex(SketchCodec.encode(ecm)))
+  private def refusal(b: Array[Byte]): String = intercept[SketchException](SketchCodec.decode(b)).getMessage
+
+  /** Flips every bit of the first `exhaustive` bytes, then `random` random bits of the rest; every
+    * result must be refused or decode to a sketch that passes [[DecodedChecks]]. Flips of the magic
+    * and version bytes must be refused with the documented message. Returns the number of refused
+    * flips among the exhaustive ones and among the random ones.
+    */
+  def flipAll(b: Array[Byte], exhaustive: Int, random: Int, rnd: Random): (Int, Int) = {
+    def refused(i: Int, bit: Int): Boolean = {
+      val c = b.clone(); c(i) = (c(i) ^ (1 << bit)).toByte
+      if (i < 5 || (i == 7 && bit >= 3)) {
+        val m = refusal(c)
+        val expected = if (i < 4) "not an ecmsketch sketch: bad magic bytes" else if (i == 4) "unsupported sketch format version"
+          else "corrupt sketch: unknown flag bits"
+        assert(m.startsWith(expected), s"flip of bit $bit of byte $i: $m")
+      }
+      decodeChecked(c).isEmpty
+    }
+    val h = (for (i <- 0 until exhaustive; bit <- 0 until 8) yield refused(i, bit)).count(identity)
+    val r = (0 until random).count(_ => refused(exhaustive + rnd.nextInt(b.length - exhaustive), rnd.nextInt(8)))
+    (h, r)
   }
 
-  /** Decoding must succeed with a valid sketch or fail with a SketchException, nothing else. */
-  def decodeSafely(b: Array[Byte]): Boolean =
-    try { SketchCodec.decode(b); true }
-    catch {
-      case _: SketchException => false
-      case t: Throwable => fail(s"decode threw ${t.getClass.getName}: ${t.getMessage} for ${hex(b.take(100))}")
-    }
-
-  test("fuzzed decode: truncations, bit flips, garbage and hostile headers fail cleanly") {
+  test("fuzzed decode: truncations, bit flips, garbage and hostile headers fail cleanly; whatever decodes is a valid sketch") {
     val rnd = new Random(99)
     val valid = Seq(SketchCodec.encode(randomEcm(rnd, specs.head, 400)), SketchCodec.encode(randomEh(rnd, specs(1), 400)),
       SketchCodec.encode(randomEcm(rnd, specs(2), 50)))
     for (b <- valid) {
-      for (len <- 0 until b.length) assert(!decodeSafely(b.take(len)), s"truncation to $len decoded")
-      assert(!decodeSafely(b ++ Array[Byte](0)), "trailing byte accepted")
-      for (_ <- 0 until 3000) {
-        val c = b.clone()
-        val i = rnd.nextInt(c.length)
-        c(i) = (c(i) ^ (1 << rnd.nextInt(8))).toByte
-        decodeSafely(c)
-      }
+      val kind = if (b(5) == SketchCodec.KindEcm) "ECM" else "EH"
+      assert(decodeChecked(b).isDefined)
+      for (len <- 0 until b.length) assert(decodeChecked(b.take(len)).isEmpty, s"truncation to $len decoded")
+      assert(decodeChecked(b ++ Array[Byte](0)).isEmpty, "trailing byte accepted")
+      // every bit of the header, 500 random bits of the body
+      val header = if (kind == "ECM") SketchCodec.EcmHeaderSize else SketchCodec.HeaderSize
+      val (h, r) = flipAll(b, header, 500, rnd)
+      info(s"$kind sketch of ${b.length} bytes: $h of ${8 * header} header flips and $r of 500 body flips refused")
+      // measured: 29-36% of the header flips (most bits of the seed, the timestamps and the
+      // parameters give another valid header) and 44-94% of the body flips; far fewer means that
+      // validation was lost
+      assert(h >= 2 * header, s"only $h of ${8 * header} header flips refused")
+      assert(r >= 150, s"only $r of 500 body flips refused")
     }
-    for (_ <- 0 until 2000) decodeSafely(Array.fill(rnd.nextInt(200))(rnd.nextInt(256).toByte))
+    // garbage: refused unless it starts like a sketch; then refused or valid
+    for (_ <- 0 until 1000) {
+      val g = Array.fill(rnd.nextInt(200))(rnd.nextInt(256).toByte)
+      assert(decodeChecked(g).isEmpty)
+    }
+    for (_ <- 0 until 1000) {
+      val g = SketchCodec.Magic ++ Array[Byte](1, (1 + rnd.nextInt(4)).toByte, (1 + rnd.nextInt(3)).toByte, rnd.nextInt(8).toByte) ++
+        Array.fill(rnd.nextInt(200))(rnd.nextInt(256).toByte)
+      decodeChecked(g)
+    }
     // a header claiming a 1M x 32 array in a few bytes must fail fast, without allocating it
     val hostile = valid.head.clone()
     val bb = java.nio.ByteBuffer.wrap(hostile).order(java.nio.ByteOrder.LITTLE_ENDIAN)
     bb.putInt(76, 1 << 20); bb.putInt(80, 4)
-    val msg = intercept[SketchException](SketchCodec.decode(hostile)).getMessage
+    val msg = refusal(hostile)
     assert(msg.contains("corrupt sketch"), msg)
     // wrong magic / version
-    assert(intercept[SketchException](SketchCodec.decode("NOPE....".getBytes)).getMessage.contains("not an ecmsketch sketch"))
+    assert(refusal("NOPE....".getBytes).contains("not an ecmsketch sketch"))
     val v2 = valid.head.clone(); v2(4) = 2
-    assert(intercept[SketchException](SketchCodec.decode(v2)).getMessage.contains("unsupported sketch format version 2"))
+    assert(refusal(v2).contains("unsupported sketch format version 2"))
   }
 
-  test("partial-aggregate bundles round trip and reject garbage") {
+  /** A partial aggregate of eh_agg with two runs and a dropped row, as Spark's partial merge writes it. */
+  private def bundleOf(ops: SketchOps[EhSketch], window: Long): Ingest[EhSketch] = {
+    val a = new Ingest(ops, window)
+    (10L until 1010L).foreach(t => a.add(0, t, 1))
+    val b = new Ingest(ops, window)
+    Seq(500L, 700L, 1990L, 3L).foreach(t => b.add(0, t, 2)) // ts 3 lies a window behind 1990: dropped
+    a.absorb(b)
+    a
+  }
+
+  test("partial-aggregate bundles: round trip; truncations and magic/version flips refused naming the bundle; what decodes is valid") {
     val spec = specs.head
     val ops = SketchOps.eh(() => EhSketch.create(spec, 0.1, 1))
-    val ing = new Ingest(ops, spec.window)
-    (0L until 1000L).foreach(t => ing.add(0, t, 1))
-    val b = ing.serialize()
+    val original = bundleOf(ops, spec.window)
+    val b = original.serialize()
     val back = Ingest.deserialize(ops, spec.window, b)
-    assert(back.result().count(null, null) == ing.result().count(null, null))
-    for (len <- 0 until b.length by 7)
-      try Ingest.deserialize(ops, spec.window, b.take(len)).result()
-      catch { case _: SketchException => () }
+    assert(back.dropped == 1 && back.late == 0)
+    assert(java.util.Arrays.equals(Ingest.deserialize(ops, spec.window, b).serialize(), b))
+    val whole = back.result()
+    checkInvariants(whole, "bundle result")
+    assert(whole.count == 1008 && whole.firstTs == 3 && whole.lastTs == 1990 && whole.mergeDepth == 1)
+    assert(java.util.Arrays.equals(SketchCodec.encode(whole), SketchCodec.encode(original.result())))
+    def deserializeRefusal(c: Array[Byte]): String = {
+      val m = intercept[SketchException](Ingest.deserialize(ops, spec.window, c)).getMessage
+      assert(m.startsWith("corrupt partial aggregate: "), m)
+      m
+    }
+    // a proper truncation can never decode: every field is needed
+    for (len <- 0 until b.length) deserializeRefusal(b.take(len))
+    assert(deserializeRefusal(b ++ Array[Byte](0)).contains("trailing"))
+    // every single-bit flip: refused when read (naming the bundle), refused when its runs are
+    // decoded (naming the sketch), or a valid partial aggregate
+    var refusedRead = 0; var refusedRuns = 0; var accepted = 0
+    for (i <- b.indices; bit <- 0 until 8) {
+      val c = b.clone(); c(i) = (c(i) ^ (1 << bit)).toByte
+      val ing = try Some(Ingest.deserialize(ops, spec.window, c)) catch {
+        case e: SketchException =>
+          assert(e.getMessage.startsWith("corrupt partial aggregate: "), e.getMessage); None
+      }
+      if (i < 5) assert(ing.isEmpty, s"flip of bit $bit of byte $i (magic/version) accepted")
+      ing match {
+        case None => refusedRead += 1
+        case Some(x) =>
+          assert(java.util.Arrays.equals(Ingest.deserialize(ops, spec.window, c).serialize(), c), s"flip $i/$bit does not re-serialize")
+          try { checkInvariants(x.result(), s"bundle with bit $bit of byte $i flipped"); accepted += 1 }
+          catch {
+            case e: SketchException =>
+              val m = e.getMessage
+              // a corrupt run, or runs that no longer agree on their parameters or total weight
+              assert(m.startsWith("corrupt sketch: ") || m.startsWith("not an ecmsketch sketch") ||
+                m.startsWith("unsupported sketch format version") || m.startsWith("cannot merge") ||
+                m.startsWith("total weight overflows"), m)
+              refusedRuns += 1
+          }
+      }
+    }
+    info(s"bundle of ${b.length} bytes: $refusedRead flips refused when read, $refusedRuns when its runs were decoded, $accepted accepted")
+    assert(refusedRead >= 40 && refusedRead + refusedRuns >= b.length * 8 / 2, s"$refusedRead + $refusedRuns of ${b.length * 8} refused")
   }
-}
 
-object CodecSuite {
-  val goldenEh = "45434d53010101046400000000000000000000000000d03f000000000000d03f0000000001000000000000000c00000000000000100000000000000003000203020202020400000101"
-  val goldenEcm = "45434d53010201046400000000000000000000000000e03f000000000000e03f00000000010000000000000007000000000000000400000000000000000000000000e03f555555555555d53f09000000010000000300000000000000020000010101000000000106010000000100020001"
+  test("merge-aggregate buffers: round trip; truncations and magic/version flips refused naming the buffer") {
+    val buf = new MergeBuffer()
+    buf.parts += SketchCodec.encode(randomEh(new Random(3), specs.head, 50))
+    buf.parts += SketchCodec.encode(randomEh(new Random(4), specs.head, 20))
+    val b = MergeBuffer.serialize(buf)
+    val back = MergeBuffer.deserialize(b)
+    assert(back.parts.map(_.toSeq) == buf.parts.map(_.toSeq))
+    def refusal(c: Array[Byte]): String = {
+      val m = intercept[SketchException](MergeBuffer.deserialize(c)).getMessage
+      assert(m.startsWith("corrupt merge buffer: "), m)
+      m
+    }
+    for (len <- 0 until b.length) refusal(b.take(len))
+    refusal(b ++ Array[Byte](0))
+    for (i <- 0 until 5; bit <- 0 until 8) { val c = b.clone(); c(i) = (c(i) ^ (1 << bit)).toByte; refusal(c) }
+  }
 }

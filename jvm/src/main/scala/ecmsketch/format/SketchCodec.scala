@@ -260,6 +260,7 @@ object SketchCodec {
     val cfg = DwConfig(c.cellEpsilon, c.spec.window, u)
     val w = new DwCells(cfg).read(in, c.firstTs, c.lastTs)
     checkEmptyCell(w, c)
+    checkWeight(w, c)
     in.expectEnd()
     val wave = if (w == null) new DetWave(cfg) else w.asInstanceOf[DetWave]
     if (w == null && c.hasRows) wave.advanceTo(c.lastTs)
@@ -278,6 +279,7 @@ object SketchCodec {
     val cfg = readRwConfig(in, c.epsilon, delta, c.spec.window, seed)
     val w = new RwCells(cfg).read(in, c.firstTs, c.lastTs)
     checkEmptyCell(w, c)
+    checkWeight(w, c)
     in.expectEnd()
     val wave = if (w == null) new RandWave(cfg) else w.asInstanceOf[RandWave]
     if (w == null && c.hasRows) wave.advanceTo(c.lastTs)
@@ -289,10 +291,29 @@ object SketchCodec {
   private def checkEmptyCell(cell: WindowCounter, c: Common): Unit =
     if (cell != null && !c.hasRows) throw new SketchException("corrupt sketch: buckets in an empty sketch")
 
+  /** Weight a decoded cell holds, each unit of it from a row of the sketch: the bucket weights of an
+    * exponential histogram, the running total of a deterministic wave, the level-0 items of a
+    * randomized wave (each the latest occurrence of a value or one event).
+    */
+  private def cellWeight(cell: WindowCounter): Long = cell match {
+    case null => 0L
+    case h: ExpHistogram => h.total
+    case w: DetWave => w.total
+    case r: RandWave => r.level0Count.toLong
+    case other => throw new SketchException(s"corrupt sketch: unknown cell ${other.getClass.getSimpleName}")
+  }
+
+  /** The cells cannot hold more weight than the header's total weight ever added. */
+  private def checkWeight(cell: WindowCounter, c: Common): Unit = {
+    val w = cellWeight(cell)
+    if (w > c.count) throw new SketchException(s"corrupt sketch: the cell holds weight $w, more than the total weight ${c.count}")
+  }
+
   private def decodeEhBody(in: ByteReader, c: Common): EhSketch = {
     val cfg = EhConfig(c.cellEpsilon, c.spec.window)
     val h = new ecmsketch.window.EhCells(cfg).read(in, c.firstTs, c.lastTs)
     checkEmptyCell(h, c)
+    checkWeight(h, c)
     in.expectEnd()
     val hist = if (h == null) new ExpHistogram(cfg) else h.asInstanceOf[ExpHistogram]
     if (h == null && c.hasRows) hist.advanceTo(c.lastTs)
@@ -348,6 +369,20 @@ object SketchCodec {
       i += 1
     }
     in.expectEnd()
+    // each row counts every row of the stream once: its cells together cannot hold more than the total weight
+    var j = 0
+    while (j < depth) {
+      var rowWeight = 0L
+      i = 0
+      while (i < width) {
+        val w = cellWeight(cells(j * width + i))
+        rowWeight = if (w > Long.MaxValue - rowWeight) Long.MaxValue else rowWeight + w
+        i += 1
+      }
+      if (rowWeight > c.count)
+        throw new SketchException(s"corrupt sketch: the cells of row $j hold weight $rowWeight, more than the total weight ${c.count}")
+      j += 1
+    }
     val s = EcmSketch.restore(params, cells)
     s._keyType = keyType
     fill(s, c)

@@ -247,13 +247,24 @@ object Ingest {
   final val MaxForeign = 4096
   final val BundleMagic: Array[Byte] = "ECMB".getBytes("US-ASCII")
 
-  /** Reads a bundle written by [[Ingest.serialize]] into a fresh ingest (runs stay as bytes). */
-  def deserialize[S <: WindowSketch](ops: SketchOps[S], window: Long, bytes: Array[Byte]): Ingest[S] = {
+  /** Reads a bundle written by [[Ingest.serialize]] into a fresh ingest (runs stay as bytes). Bad
+    * bytes fail with a SketchException starting "corrupt partial aggregate: ".
+    */
+  def deserialize[S <: WindowSketch](ops: SketchOps[S], window: Long, bytes: Array[Byte]): Ingest[S] =
+    try read(ops, window, bytes)
+    catch {
+      case e: SketchException if !e.getMessage.startsWith(Corrupt) =>
+        throw new SketchException(Corrupt + e.getMessage.stripPrefix("corrupt sketch: "), e)
+    }
+
+  private final val Corrupt = "corrupt partial aggregate: "
+
+  private def read[S <: WindowSketch](ops: SketchOps[S], window: Long, bytes: Array[Byte]): Ingest[S] = {
     val in = new ByteReader(bytes)
     val m = Array.fill(4)(in.getByte("bundle magic").toByte)
-    if (!java.util.Arrays.equals(m, BundleMagic)) throw new SketchException("corrupt partial aggregate: bad magic")
+    if (!java.util.Arrays.equals(m, BundleMagic)) throw new SketchException(Corrupt + "bad magic")
     val v = in.getByte("bundle version")
-    if (v != 1) throw new SketchException(s"corrupt partial aggregate: version $v")
+    if (v != 1) throw new SketchException(s"${Corrupt}version $v")
     val count = in.getVarIn("run count", 0, MaxForeign + 1).toInt
     val ing = new Ingest[S](ops, window)
     var i = 0

@@ -561,6 +561,11 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   def isEmpty: Boolean = { normalize(); level0.n == 0 }
   def lastTs: Long = _lastTs
 
+  /** Items of the shared level 0: each stands for at least one row added (the decoder checks them
+    * against the sketch's total weight).
+    */
+  private[ecmsketch] def level0Count: Int = { normalize(); level0.n }
+
   /** Stored entries over all instances and levels (the shared level 0 counted once). */
   def entryCount: Int = {
     normalize()

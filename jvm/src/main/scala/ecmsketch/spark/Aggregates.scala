@@ -252,11 +252,23 @@ object MergeBuffer {
     out.toByteArray
   }
 
-  def deserialize(bytes: Array[Byte]): MergeBuffer = {
+  /** Reads a buffer written by [[serialize]]; bad bytes fail with a SketchException starting
+    * "corrupt merge buffer: ".
+    */
+  def deserialize(bytes: Array[Byte]): MergeBuffer =
+    try read(bytes)
+    catch {
+      case e: SketchException if !e.getMessage.startsWith(Corrupt) =>
+        throw new SketchException(Corrupt + e.getMessage.stripPrefix("corrupt sketch: "), e)
+    }
+
+  private final val Corrupt = "corrupt merge buffer: "
+
+  private def read(bytes: Array[Byte]): MergeBuffer = {
     val in = new ByteReader(bytes)
     val m = Array.fill(4)(in.getByte("merge buffer magic").toByte)
     if (!java.util.Arrays.equals(m, Magic) || in.getByte("merge buffer version") != 1)
-      throw new SketchException("corrupt merge buffer")
+      throw new SketchException(Corrupt + "bad magic or version")
     val n = in.getVarIn("sketch count", 0, MaxParts + 1).toInt
     val b = new MergeBuffer()
     var i = 0

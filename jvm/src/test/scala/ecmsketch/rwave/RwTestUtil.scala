@@ -23,6 +23,12 @@ object RwTestUtil {
     }
   }
 
+  /** The level-hash coefficients (a_0, b_0, a_1, b_1, ...) a wave with `cfg` uses. */
+  def levelCoefficients(cfg: RwConfig): Seq[Long] = cfg.coefficients.toSeq
+
+  /** The level a wave with `cfg` assigns to `id` in instance i. */
+  def levelOf(cfg: RwConfig, i: Int, id: Long): Int = new RandWave(cfg).levelOf(i, ecmsketch.hash.Hashing.modP(id))
+
   def build(cfg: RwConfig, s: Iterable[(Long, Long)]): RandWave = {
     val w = new RandWave(cfg)
     s.foreach { case (id, t) => w.addItem(id, t) }
