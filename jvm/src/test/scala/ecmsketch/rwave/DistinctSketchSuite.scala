@@ -17,16 +17,26 @@ class DistinctSketchSuite extends AnyFunSuite {
     assert(s.count(10L, null) == 10.0)
     assert(s.count(0L, null) == 0.0)
     assert(s.keyType == KeyType.Long && s.count == 100 && s.firstTs == 0 && s.lastTs == 99)
-    intercept[SketchException](s.add("x", 100))
+    val mixed = intercept[SketchException](s.add("x", 100)).getMessage
+    assert(mixed == "this sketch holds bigint keys; cannot add a string key", mixed)
     val str = DistinctSketch.create(time, 0.2, 0.05, 7)
     Seq("a", "b", "a", "c").zipWithIndex.foreach { case (v, t) => str.add(v, t.toLong) }
     assert(str.count(null, null) == 3.0)
-    intercept[SketchException](str.add(Array[Byte](1), 5))
+    val mixed2 = intercept[SketchException](str.add(Array[Byte](1), 5)).getMessage
+    assert(mixed2 == "this sketch holds string keys; cannot add a binary key", mixed2)
     val bin = DistinctSketch.create(time, 0.2, 0.05, 7)
     bin.add(Array[Byte](1, 2), 0); bin.add(Array[Byte](1, 2), 1); bin.add(Array[Byte](3), 2)
     assert(bin.count(null, null) == 2.0 && bin.keyType == KeyType.Binary)
-    intercept[SketchException](s.add(1L, 5)) // timestamps must not go back
-    intercept[SketchException](s.count(20000L, null)) // range beyond the window
+    val back = intercept[SketchException](s.add(1L, 5)).getMessage // timestamps must not go back
+    assert(back.contains("timestamps must be non-decreasing: got 5 after 99"), back)
+    val tooLong = intercept[SketchException](s.count(20000L, null)).getMessage // range beyond the window
+    assert(tooLong == "range 20000 exceeds the sketch window 10000", tooLong)
+    val negative = intercept[SketchException](s.count(-1L, null)).getMessage
+    assert(negative == "range must be non-negative, got -1", negative)
+    val badEps = intercept[SketchException](DistinctSketch.create(time, 1.5, 0.05, 7)).getMessage
+    assert(badEps == "epsilon must be in [0.01, 1), got 1.5", badEps)
+    val badDelta = intercept[SketchException](DistinctSketch.create(time, 0.2, 0.0, 7)).getMessage
+    assert(badDelta == "delta must be in (0, 1), got 0.0", badDelta)
     assert(s.errorBound == 0.2 && s.cellBound == 0.2)
   }
 
@@ -59,7 +69,8 @@ class DistinctSketchSuite extends AnyFunSuite {
     val e = intercept[SketchException](DistinctSketch.merge(Seq(a, b)))
     assert(e.getMessage.contains("count-based"))
     assert(DistinctSketch.mergeUnchecked(Seq(a, b)).count(null, null) == 2.0) // partials of one stream
-    intercept[SketchException](a.add(3L, 1)) // count windows take unique sequence numbers
+    val dup = intercept[SketchException](a.add(3L, 1)).getMessage // count windows take unique sequence numbers
+    assert(dup == "count-based windows take unique arrival sequence numbers; got 1 twice", dup)
     val x = DistinctSketch.create(time, 0.3, 0.05, 1)
     assert(x.diffs(DistinctSketch.create(time, 0.3, 0.05, 2)) == Seq("seed 1 vs 2"))
     assert(x.diffs(DistinctSketch.create(time, 0.3, 0.1, 1)) == Seq("delta 0.05 vs 0.1"))
@@ -69,7 +80,8 @@ class DistinctSketchSuite extends AnyFunSuite {
     val z = DistinctSketch.create(time, 0.3, 0.05, 1); z.add(5L, 0)
     assert(y.diffs(z) == Seq("key type string vs bigint"))
     assert(y.diffs(x).isEmpty)
-    intercept[SketchException](DistinctSketch.merge(Seq(y, z)))
+    val kinds = intercept[SketchException](DistinctSketch.merge(Seq(y, z))).getMessage
+    assert(kinds.contains("cannot merge distinct-count sketches with different parameters: key type string vs bigint"), kinds)
     assert(DistinctSketch.merge(Seq(x, y)).keyType == KeyType.String)
     val e2 = intercept[SketchException](DistinctSketch.merge(Seq(x, DistinctSketch.create(time, 0.3, 0.05, 2))))
     assert(e2.getMessage.contains("seed 1 vs 2"))
@@ -90,6 +102,7 @@ class DistinctSketchSuite extends AnyFunSuite {
     val o1 = new ecmsketch.format.ByteWriter(); new RwCells(a.config).write(a.wave, o1, a.firstTs)
     val o2 = new ecmsketch.format.ByteWriter(); new RwCells(b.config).write(b.wave, o2, b.firstTs)
     assert(java.util.Arrays.equals(o1.toByteArray, o2.toByteArray))
-    intercept[SketchException](b.addSortedBatch(Array(1L), Array(t - 1), 0, 1))
+    val back = intercept[SketchException](b.addSortedBatch(Array(1L), Array(t - 1), 0, 1)).getMessage
+    assert(back.contains(s"timestamps must be non-decreasing: got ${t - 1} after $t"), back)
   }
 }

@@ -33,11 +33,14 @@ class RandWaveSuite extends AnyFunSuite {
     }
     assert(RwConfig.instancesFor(0.5) == 1)
     val e = intercept[SketchException](RwConfig.instancesFor(1e-9))
-    assert(e.getMessage.contains("too small"))
+    assert(e.getMessage.contains("delta 1.0E-9 is too small for a randomized wave") && e.getMessage.contains("more than 255 instances"), e.getMessage)
     info(f"smallest supported delta: ${RwConfig.failureProbability(RwConfig.MaxInstances)}%.3g (r = 255)")
-    intercept[SketchException](RwConfig(0.009, 0.1, 10, 0))
-    intercept[SketchException](RwConfig(1.0, 0.1, 10, 0))
-    intercept[SketchException](RwConfig(0.1, 0.0, 10, 0))
+    // each message names the parameter, its legal range and the bad value
+    def refusal(f: => Any): String = intercept[SketchException](f).getMessage
+    assert(refusal(RwConfig(0.009, 0.1, 10, 0)) == "epsilon must be in [0.01, 1), got 0.009")
+    assert(refusal(RwConfig(1.0, 0.1, 10, 0)) == "epsilon must be in [0.01, 1), got 1.0")
+    assert(refusal(RwConfig(0.1, 0.0, 10, 0)) == "delta must be in (0, 1), got 0.0")
+    assert(refusal(RwConfig(0.1, 0.1, 0, 0)) == "window must be positive, got 0")
     info(Seq(0.1, 0.05, 0.01).map(d => s"delta $d -> r ${RwConfig.instancesFor(d)}").mkString(", "))
     info(Seq(0.1, 0.2, 0.3).map(e => s"eps $e -> capacity ${RwConfig(e, 0.1, 10, 0).capacity}").mkString(", "))
     assert(RwConfig(0.1, 0.1, 10, 0).capacity == 3600)
@@ -72,8 +75,10 @@ class RandWaveSuite extends AnyFunSuite {
     w.advanceTo(149)
     assert(w.isEmpty && w.entryCount == 0)
     w.checkInvariants()
-    intercept[SketchException](w.advanceTo(148))
-    intercept[SketchException](w.addItem(1, 10))
+    val back = intercept[SketchException](w.advanceTo(148)).getMessage
+    assert(back.contains("timestamps must be non-decreasing: got 148 after 149"), back)
+    val back2 = intercept[SketchException](w.addItem(1, 10)).getMessage
+    assert(back2.contains("timestamps must be non-decreasing: got 10 after 149"), back2)
   }
 
   /** Checks every boundary at `now`; returns (queries, failures, single-instance queries, single failures, worst err/eps). */
@@ -289,7 +294,7 @@ class RandWaveSuite extends AnyFunSuite {
     val e = intercept[SketchException](RandWave.merge(Seq(w, new RandWave(RwConfig(0.3, 0.1, 5000, 12))), cfg))
     assert(e.getMessage.contains("seed 11 vs 12"))
     val e2 = intercept[SketchException](RandWave.merge(Seq(w, new RandWave(RwConfig(0.3, 0.05, 4000, 11))), cfg))
-    assert(e2.getMessage.contains("delta") && e2.getMessage.contains("window"))
+    assert(e2.getMessage.contains("delta 0.1 vs 0.05") && e2.getMessage.contains("window 5000 vs 4000"), e2.getMessage)
     val empty = RandWave.merge(Seq(new RandWave(cfg), new RandWave(cfg)), cfg)
     assert(empty.isEmpty && empty.lastTs == Long.MinValue)
     val m2 = RandWave.merge(Seq(w, new RandWave(cfg)), cfg)
@@ -329,9 +334,12 @@ class RandWaveSuite extends AnyFunSuite {
     w.add(7, 0)
     assert(w.lastTs == 7 && w.estimateFrom(5) == 100.0)
     val e = intercept[SketchException](w.add(8, RandWave.MaxWeight + 1))
-    assert(e.getMessage.contains("too large"))
-    intercept[SketchException](w.add(8, -1))
-    intercept[SketchException](w.add(6))
+    assert(e.getMessage.contains(s"weight ${RandWave.MaxWeight + 1} is too large for a randomized-wave cell") &&
+      e.getMessage.contains(s"at most ${RandWave.MaxWeight}"), e.getMessage)
+    val neg = intercept[SketchException](w.add(8, -1)).getMessage
+    assert(neg == "weight must be non-negative, got -1", neg)
+    val back = intercept[SketchException](w.add(6)).getMessage
+    assert(back.contains("timestamps must be non-decreasing: got 6 after 7"), back)
     // the same event stream in two cells: the merge counts both (distinct salts)
     val c1 = new RandWave(RwConfig(0.3, 0.05, 10, 1)); val c2 = new RandWave(RwConfig(0.3, 0.05, 10, 1))
     (0 until 50).foreach { _ => c1.add(3); c2.add(3) }
