@@ -119,14 +119,21 @@ class EcmSuite extends AnyFunSuite {
         val aa = fa.values.sum.toDouble; val bb = fb.values.sum.toDouble
         val est = a.innerProduct(b, r, now)
         val sj = a.selfJoin(r, now)
-        val p = (1 + a.cellBound) * (1 + b.cellBound) - 1
         assert(est >= (1 - a.cellBound) * (1 - b.cellBound) * exact - 1e-6)
         assert(sj >= (1 - a.cellBound) * (1 - a.cellBound) * f2 - 1e-6)
         if (math.abs(est - exact) > a.innerProductErrorBound(b) * aa * bb + 1e-6) v += 1
         if (math.abs(sj - f2) > a.innerProductErrorBound(a) * aa * aa + 1e-6) v += 1
         q += 2
-        assert(p <= a.innerProductErrorBound(b))
       }
+      // the reported bound is the journal formula max(P, (1 + P) eps_cm), P = (1 + e_a)(1 + e_b) - 1,
+      // with e the cell bound (1 + cell eps)^(depth + 1) - 1; at the planned depth 0 it is epsilon itself
+      val e = StrictMath.pow(1 + a.cellEpsilon, 1.0) - 1
+      assert(a.mergeDepth == 0 && a.cellBound == e && b.cellBound == e)
+      val p = (1 + e) * (1 + e) - 1
+      val formula = math.max(p, (1 + p) * a.plan.cmEpsilon)
+      assert(math.abs(a.innerProductErrorBound(b) - formula) <= 1e-15, s"${a.innerProductErrorBound(b)} vs $formula")
+      assert(math.abs(a.innerProductErrorBound(b) - 0.1) < 1e-9 && a.innerProductErrorBound(b) <= 0.1)
+      assert(a.selfJoin(null, null) == a.innerProduct(a, null, null))
     }
     info(s"inner-product/self-join violations: $v of $q (allowed rate 0.1)")
     assert(v.toDouble / q <= 0.1)
