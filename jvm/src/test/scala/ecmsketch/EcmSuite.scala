@@ -2,6 +2,7 @@ package ecmsketch
 
 import org.scalatest.funsuite.AnyFunSuite
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
+import ecmsketch.window.CellFamily
 
 import scala.util.Random
 
@@ -246,5 +247,25 @@ class EcmSuite extends AnyFunSuite {
     // regrouping changes only the depth, and the reported bound follows it
     val regrouped = EcmSketch.merge(Seq(EcmSketch.merge(sites.take(2)), EcmSketch.merge(sites.drop(2))))
     assert(regrouped.mergeDepth == 2 && regrouped.pointErrorBound > m.pointErrorBound)
+  }
+
+  test("regression: cells that lag the sketch's clock are written on it (merge with an empty sketch and a copy keep the bytes)") {
+    // Found by LawsSuite: EH cells last touched at ts <= 5 kept buckets that had expired at the
+    // sketch's clock 1024 and were written; merges and copies advance cells to the sketch's clock
+    // and drop them, so merge(s, empty) and s.copy() encoded differently from s (same answers).
+    val sp = WindowSpec(countWindow = false, tsMicros = false, window = 1000)
+    val plan = Planner.plan(0.3, 0.1, QueryKind.Point, 1, CellFamily.ExpHistogramId)
+    val s = EcmSketch.create(sp, plan, 7L)
+    Seq((1L, 0L, 1L), (7L, 4L, 1L), (1L, 5L, 1L), (3L, 5L, 8L), (8L, 5L, 1L), (0L, 249L, 14L), (8L, 640L, 1L), (8L, 644L, 12L), (5L, 1024L, 1L))
+      .foreach { case (k, t, v) => s.add(k, t, v) }
+    assert(s.cells.exists(c => c != null && !c.isEmpty && c.lastTs <= s.lastTs - 1000), "the case needs a lagging cell")
+    val answers = (0L to 9L).map(k => s.point(k, null, null)) :+ s.total(null, null) :+ s.selfJoin(null, null)
+    val enc = (x: EcmSketch) => format.SketchCodec.encode(x).toSeq
+    val copyBytes = enc(s.copy())
+    val mergedBytes = enc(EcmSketch.merge(Seq(s, EcmSketch.create(sp, plan, 7L))))
+    val bytes = enc(s)
+    assert(mergedBytes == bytes && copyBytes == bytes)
+    assert(enc(format.SketchCodec.decodeEcm(bytes.toArray)) == bytes)
+    assert(((0L to 9L).map(k => s.point(k, null, null)) :+ s.total(null, null) :+ s.selfJoin(null, null)) == answers)
   }
 }
