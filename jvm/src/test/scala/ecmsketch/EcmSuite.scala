@@ -268,4 +268,22 @@ class EcmSuite extends AnyFunSuite {
     assert(enc(format.SketchCodec.decodeEcm(bytes.toArray)) == bytes)
     assert(((0L to 9L).map(k => s.point(k, null, null)) :+ s.total(null, null) :+ s.selfJoin(null, null)) == answers)
   }
+
+  test("regression: an ECM merge where no input holds live items keeps max_arrivals whatever the input order") {
+    // Found by LawsSuite: deterministic-wave cells, as in the DwSketch regression test.
+    val sp = WindowSpec(countWindow = false, tsMicros = false, window = 50)
+    val plan = Planner.plan(0.3, 0.1, QueryKind.Point, 1, CellFamily.DetWaveId)
+    val a = EcmSketch.create(sp, plan, 7L, 20L); val b = EcmSketch.create(sp, plan, 7L, 20L)
+    (0L until 10L).foreach { t => a.add(t % 3, t, 1L); b.add(t % 4, t + 1, 1L) }
+    val s = EcmSketch.merge(Seq(a, b))
+    assert(s.maxArrivals == 40 && s.mergeDepth == 1)
+    s.add(0L, 1000L, 0L) // moves the clock: every item expires, the sketch keeps its rows
+    val enc = (x: EcmSketch) => format.SketchCodec.encode(x).toSeq
+    val bytes = enc(s) // writes the cells on the sketch's clock: all of them are empty now
+    assert(s.nonEmptyCells == 0 && !s.isEmpty)
+    for (m <- Seq(EcmSketch.merge(Seq(s, EcmSketch.create(sp, plan, 7L, 20L))), EcmSketch.merge(Seq(EcmSketch.create(sp, plan, 7L, 20L), s)))) {
+      assert(m.maxArrivals == 40 && m.mergeDepth == 1)
+      assert(enc(m) == bytes)
+    }
+  }
 }

@@ -55,4 +55,21 @@ class DwSketchSuite extends AnyFunSuite {
     val diff = intercept[SketchException](DwSketch.merge(Seq(parts(0), other))).getMessage
     assert(diff.contains("cannot merge deterministic waves with different parameters") && diff.contains("epsilon 0.2 vs 0.1"), diff)
   }
+
+  test("regression: a merge where no input holds live items keeps max_arrivals whatever the input order (empty sketches change nothing)") {
+    // Found by LawsSuite: with no input holding live items the merge took the first input's
+    // max_arrivals, so merge(empty, s) had U = 25 where s had 50 (sum of its two sites).
+    val w50 = WindowSpec(countWindow = false, tsMicros = false, window = 50)
+    val a = DwSketch.create(w50, 0.2, 1, 25); val b = DwSketch.create(w50, 0.2, 1, 25)
+    (0L until 10L).foreach { t => a.add(t); b.add(t + 1) }
+    val s = DwSketch.merge(Seq(a, b))
+    assert(s.maxArrivals == 50 && s.mergeDepth == 1)
+    s.add(1000L, 0L) // moves the clock: every item expires, the sketch keeps its rows
+    val bytes = ecmsketch.format.SketchCodec.encode(s).toSeq // writing expires them fully
+    assert(s.wave.isEmpty && !s.isEmpty)
+    for (m <- Seq(DwSketch.merge(Seq(s, DwSketch.create(w50, 0.2, 1, 25))), DwSketch.merge(Seq(DwSketch.create(w50, 0.2, 1, 25), s)))) {
+      assert(m.maxArrivals == 50 && m.mergeDepth == 1)
+      assert(ecmsketch.format.SketchCodec.encode(m).toSeq == bytes)
+    }
+  }
 }
