@@ -43,6 +43,15 @@ object DwSketch {
   /** Merge of partial sketches of one stream (count windows allowed): U = mergedArrivals(sameStream). */
   private[ecmsketch] def mergeUnchecked(sketches: Seq[DwSketch]): DwSketch = mergeImpl(sketches, sameStream = true)
 
+  /** The input whose U a merge keeps when no input holds items: the largest U among the inputs
+    * with rows (among all inputs if none has rows), so that the result depends neither on the input
+    * order nor on empty sketches.
+    */
+  private def keeperOfU(sketches: Seq[DwSketch]): DwSketch = {
+    val withRows = sketches.filter(!_.isEmpty)
+    (if (withRows.nonEmpty) withRows else sketches).maxBy(_.maxArrivals)
+  }
+
   /** When at most one input holds items, its wave is copied (with its own U), so that no error is
     * added where the merge depth does not grow.
     */
@@ -57,7 +66,7 @@ object DwSketch {
     val contributing = sketches.filter(!_.wave.isEmpty)
     val w =
       if (contributing.size <= 1) {
-        val src = contributing.headOption.getOrElse(first)
+        val src = contributing.headOption.getOrElse(keeperOfU(sketches))
         DetWave.merge(sketches.map(_.wave), src.wave.config)
       } else {
         val u = DwConfig.mergedArrivals(contributing.map(_.maxArrivals), sameStream)

@@ -419,9 +419,14 @@ object EcmSketch {
     val n = first.width * first.depth
     val cells = new Array[WindowCounter](n)
     val contributing = sketches.filter(_.cells.exists(c => c != null && !c.isEmpty))
-    // max_arrivals of wave cells: kept when one sketch contributes, else headroom for the merged streams
+    // max_arrivals of wave cells: kept when one sketch contributes, else headroom for the merged
+    // streams; when none contributes, the largest among the sketches with rows (among all if none
+    // has rows), so that neither the input order nor empty sketches change the result
     val outParams =
-      if (contributing.size <= 1) contributing.headOption.getOrElse(first).params
+      if (contributing.size <= 1) contributing.headOption.getOrElse {
+        val withRows = sketches.filter(!_.isEmpty)
+        (if (withRows.nonEmpty) withRows else sketches).maxBy(_.params.maxArrivals)
+      }.params
       else first.params.copy(maxArrivals = DwConfig.mergedArrivals(contributing.map(_.params.maxArrivals), sameStream))
     val family = if (outParams == first.params) first.family else familyFor(outParams)
     var i = 0

@@ -123,8 +123,23 @@ class DetWaveSuite extends AnyFunSuite {
       assert(w.overflowTs != Long.MinValue)
       val e = refused(w.estimateFrom(0L))
       assert(e.getMessage.contains("max_arrivals = 20") && e.getMessage.contains("rebuild with a larger max_arrivals"), e.getMessage)
-      worst(w, s, eps, s.ts.last, 1000, s"overflow eps=$eps")
-      assert(w.estimateFrom(w.overflowTs + 1) >= 0)
+      // every start after the overflow: within eps of the brute-force answer, bounds sound
+      // (worst throws otherwise); every start at or before it is refused naming max_arrivals
+      val r = worst(w, s, eps, s.ts.last, 1000, s"overflow eps=$eps")
+      assert(r <= 1.0)
+      val after = starts(s, s.ts.last, 1000).filter(_ > w.overflowTs)
+      // both stretches hold more than U = 20 per window (the sparse one 100); wherever the overflow
+      // lies (ts 95 or 610 here, depending on eps), dozens of later starts keep a guarantee
+      assert(after.length >= 20, s"overflow at ${w.overflowTs}, ${after.length} later starts")
+      for (lo <- after) {
+        val truth = s.from(lo)
+        val est = w.estimateFrom(lo)
+        assert(math.abs(est - truth) <= eps * truth + 1e-9, s"eps=$eps overflow at ${w.overflowTs}: lo=$lo est=$est truth=$truth")
+        val (low, high) = w.boundsFrom(lo)
+        assert(low <= truth && truth <= high, s"lo=$lo truth $truth outside [$low, $high]")
+      }
+      val first = w.overflowTs + 1 // the longest range with a guarantee
+      assert(s.from(first) >= 20 && math.abs(w.estimateFrom(first) - s.from(first)) <= eps * s.from(first))
     }
   }
 

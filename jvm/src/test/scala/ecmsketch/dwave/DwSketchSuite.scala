@@ -21,8 +21,15 @@ class DwSketchSuite extends AnyFunSuite {
     val c = s.copy(); c.add(ts.last + 1)
     assert(c.count(null, null) != s.count(null, null) || c.lastTs != s.lastTs)
     assert(s.count(null, java.lang.Long.valueOf(ts.last + 5000)) == 0.0)
-    intercept[SketchException](s.add(0L))
-    intercept[SketchException](s.count(2000L, null))
+    // the messages name the problem and the offending values
+    val back = intercept[SketchException](s.add(0L)).getMessage
+    assert(back.contains("timestamps must be non-decreasing") && back.contains(s"got 0 after ${ts.last}"), back)
+    val tooLong = intercept[SketchException](s.count(2000L, null)).getMessage
+    assert(tooLong.contains("range 2000 exceeds the sketch window 1000"), tooLong)
+    val negative = intercept[SketchException](s.add(ts.last, -3L)).getMessage
+    assert(negative.contains("weight must be non-negative, got -3"), negative)
+    val early = intercept[SketchException](s.count(10L, java.lang.Long.valueOf(ts.last - 1))).getMessage
+    assert(early.contains(s"now (${ts.last - 1}) must not precede the sketch's last timestamp (${ts.last})"), early)
   }
 
   test("merge: time windows merge within the bound; count windows refused, partials allowed") {
@@ -42,8 +49,27 @@ class DwSketchSuite extends AnyFunSuite {
     assert(intercept[SketchException](DwSketch.merge(Seq(c1, c2))).getMessage.contains("count-based"))
     val cu = DwSketch.mergeUnchecked(Seq(c1, c2))
     assert(math.abs(cu.count(50L, null) - 50) <= cu.errorBound * 50)
-    intercept[SketchException](c1.add(100L)) // sequence numbers are unique
+    val dup = intercept[SketchException](c1.add(100L)).getMessage // sequence numbers are unique
+    assert(dup.contains("count-based windows take unique arrival sequence numbers; got 100 twice"), dup)
     val other = DwSketch.create(time, 0.1, 2, 5000)
-    assert(intercept[SketchException](DwSketch.merge(Seq(parts(0), other))).getMessage.contains("epsilon"))
+    val diff = intercept[SketchException](DwSketch.merge(Seq(parts(0), other))).getMessage
+    assert(diff.contains("cannot merge deterministic waves with different parameters") && diff.contains("epsilon 0.2 vs 0.1"), diff)
+  }
+
+  test("regression: a merge where no input holds live items keeps max_arrivals whatever the input order (empty sketches change nothing)") {
+    // Found by LawsSuite: with no input holding live items the merge took the first input's
+    // max_arrivals, so merge(empty, s) had U = 25 where s had 50 (sum of its two sites).
+    val w50 = WindowSpec(countWindow = false, tsMicros = false, window = 50)
+    val a = DwSketch.create(w50, 0.2, 1, 25); val b = DwSketch.create(w50, 0.2, 1, 25)
+    (0L until 10L).foreach { t => a.add(t); b.add(t + 1) }
+    val s = DwSketch.merge(Seq(a, b))
+    assert(s.maxArrivals == 50 && s.mergeDepth == 1)
+    s.add(1000L, 0L) // moves the clock: every item expires, the sketch keeps its rows
+    val bytes = ecmsketch.format.SketchCodec.encode(s).toSeq // writing expires them fully
+    assert(s.wave.isEmpty && !s.isEmpty)
+    for (m <- Seq(DwSketch.merge(Seq(s, DwSketch.create(w50, 0.2, 1, 25))), DwSketch.merge(Seq(DwSketch.create(w50, 0.2, 1, 25), s)))) {
+      assert(m.maxArrivals == 50 && m.mergeDepth == 1)
+      assert(ecmsketch.format.SketchCodec.encode(m).toSeq == bytes)
+    }
   }
 }
