@@ -197,4 +197,21 @@ class EcmSuite extends AnyFunSuite {
     val regrouped = EcmSketch.merge(Seq(EcmSketch.merge(sites.take(2)), EcmSketch.merge(sites.drop(2))))
     assert(regrouped.mergeDepth == 2 && regrouped.pointErrorBound > m.pointErrorBound)
   }
+
+  test("an n-way merge of 4,097 sketches held in a List takes linear time") {
+    // regression: the merge indexed its inputs once per cell, so a List (as Ingest passes) made it
+    // quadratic in the inputs: about two minutes for these 4,097 small sketches
+    val rnd = new Random(31)
+    val sk = List.tabulate(4097) { i =>
+      val s = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, 7L)
+      (0 until 10).foreach(j => s.add(rnd.nextInt(100).toLong, i * 3L + j / 4, 1))
+      s
+    }
+    val t0 = System.nanoTime()
+    val m = EcmSketch.merge(sk)
+    val secs = (System.nanoTime() - t0) / 1e9
+    assert(m.mergeDepth == 1 && m.count == 4097L * 10)
+    assert(secs < 20, f"an n-way merge of 4,097 sketches took $secs%.1f s")
+    info(f"merge of 4,097 sketches: $secs%.2f s")
+  }
 }
