@@ -251,6 +251,35 @@ class IngestSuite extends AnyFunSuite {
     info(f"$partials partials: depth $depth, ECM point bound ${e.pointErrorBound}%.4f, violations $v/$q")
   }
 
+  test("a partial aggregate with runs of its own and 4,096 taken over serializes into a bundle it reads back") {
+    // regression: the bundle held 4,098 runs and Ingest.deserialize refused it ("run count = 4098")
+    val sp = WindowSpec(countWindow = false, tsMicros = false, window = 200000)
+    val rnd = new Random(24)
+    val rowsPer = 10; val own = 20000; val lateOwn = 100
+    val d = sortedRows(rnd, lateOwn + own + MaxForeign * rowsPer)
+    val ranges = Seq(1L, 100L, 10000L, sp.window)
+    def run[S <: WindowSketch](ops: SketchOps[S], check: (S, Int, String) => Unit): Unit = {
+      // a main run and one side run (the 100 oldest rows come last), then 4,096 one-run partials
+      val a = feed(ops, sp, d, oldestLast(rnd, lateOwn + own, lateOwn))
+      assert(a.late == lateOwn)
+      for (p <- 0 until MaxForeign) {
+        val slice = Array.tabulate(rowsPer)(_ + lateOwn + own + p * rowsPer)
+        a.absorb(Ingest.deserialize(ops, sp.window, feed(ops, sp, d, slice).serialize()))
+      }
+      // held: 4,096 runs taken over (not more than 4,096, so no early merge); one final merge
+      check(a.result(), 1, "held")
+      // the bundle would hold 2 + 4,096 runs: the 4,096 are merged first (one level), then the final merge
+      val back = Ingest.deserialize(ops, sp.window, a.serialize())
+      check(back.result(), 2, "bundled")
+    }
+    run[EhSketch](SketchOps.eh(() => EhSketch.create(sp, 0.05, 1)), { (h, depth, what) =>
+      checkEhBound(h, depth, what); assert(h.count == d.ws.sum); checkEhAnswers(h, d.oracle, ranges, what)
+    })
+    run[EcmSketch](ecmOps(8, sp), { (e, depth, what) =>
+      checkEcmBound(e, depth, what); assert(e.count == d.ws.sum); checkEcmAnswers(e, d.oracle, ranges, what)
+    })
+  }
+
   test("rows a whole window behind the newest row are dropped without changing any answer") {
     val sp = WindowSpec(false, false, 100)
     val ops = SketchOps.eh(() => EhSketch.create(sp, 0.1, 1))
