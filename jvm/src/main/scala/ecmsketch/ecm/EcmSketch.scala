@@ -418,7 +418,8 @@ object EcmSketch {
     val keyType = KeyType.merged(sketches.map(_._keyType), "ECM-sketches")
     val n = first.width * first.depth
     val cells = new Array[WindowCounter](n)
-    val contributing = sketches.filter(_.cells.exists(c => c != null && !c.isEmpty))
+    // indexed below, once per cell: a List here (as Ingest passes) would make the merge quadratic in the inputs
+    val contributing = sketches.filter(_.cells.exists(c => c != null && !c.isEmpty)).toIndexedSeq
     // max_arrivals of wave cells: kept when one sketch contributes, else headroom for the merged
     // streams; when none contributes, the largest among the sketches with rows (among all if none
     // has rows), so that neither the input order nor empty sketches change the result

@@ -64,7 +64,7 @@ object SketchOps {
     new Counter(factory, DwSketch.mergeUnchecked, SketchCodec.decodeDw)
 }
 
-/** Builds a sketch from rows in any order (docs/DESIGN.md, "Out-of-order rows").
+/** Builds a sketch from rows in any order (docs/DESIGN.md, "Rows in any order").
   *
   *  - A reorder buffer (up to [[Ingest.MaxBuffer]] rows) absorbs local disorder: when full it is
   *    sorted by timestamp and its older half goes into the main run, so input whose disorder spans
@@ -73,7 +73,9 @@ object SketchOps {
   *    into side runs of their own; side runs of equal depth are merged [[Ingest.Fanout]] at a time.
   *  - Rows at or before (newest row - window) can never fall in a query range and are dropped.
   *  - [[result]] merges all runs (and the runs of other partitions, see [[absorb]]) n-way once,
-  *    so a sketch built from 200 time-ordered partitions has merge depth 1.
+  *    so a sketch built from 200 time-ordered partitions has merge depth 1. Over [[Ingest.MaxForeign]]
+  *    runs taken over from other partial aggregates are merged early, in [[absorb]], or in
+  *    [[serialize]] when this aggregate's own runs would push a bundle past MaxForeign + 1 runs.
   * Every merge is counted in the sketch's depth, so the reported bound always holds.
   */
 final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
@@ -200,12 +202,15 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
     if (Long.MaxValue - _droppedWeight < other._droppedWeight) throw new SketchException("total weight overflows 2^63 - 1")
     _droppedWeight += other._droppedWeight
     _droppedMinTs = math.min(_droppedMinTs, other._droppedMinTs)
-    if (foreign.size > MaxForeign) {
-      // Too many inputs to hold: merge them now (one more level, counted in the depth).
-      val merged = ops.merge(foreign.toSeq.map(ops.decode))
-      foreign.clear()
-      foreign += ops.encode(merged)
-    }
+    // Too many inputs to hold: merge them now (one more level, counted in the depth).
+    if (foreign.size > MaxForeign) mergeForeign()
+  }
+
+  /** Merges the runs taken over from other partial aggregates into one (one more level, counted in the depth). */
+  private def mergeForeign(): Unit = {
+    val merged = ops.merge(foreign.toSeq.map(ops.decode))
+    foreign.clear()
+    foreign += ops.encode(merged)
   }
 
   /** The sketch of every row added or absorbed: a single n-way merge of all runs. */
@@ -225,6 +230,11 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
 
   /** Serialized partial state: a bundle of finished runs (docs/FORMAT.md, "partial bundle"). */
   def serialize(): Array[Byte] = {
+    finishLocal()
+    // a bundle holds at most MaxForeign + 1 runs (the limit [[Ingest.deserialize]] accepts): when this
+    // aggregate's own runs and the runs it took over would exceed it, the latter are merged first
+    val local = (if (main == null) 0 else 1) + runs.size
+    if (foreign.size > 1 && local + foreign.size > MaxForeign + 1) mergeForeign()
     val parts = runBytes()
     val out = new ByteWriter(16 + parts.map(_.length + 5).sum)
     out.putBytes(BundleMagic)
