@@ -355,6 +355,22 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
 
   def nonEmptyCells: Int = cells.count(c => c != null && !c.isEmpty)
 
+  /** Moves every cell to the sketch's clock (cells not updated lately lag behind it), dropping what
+    * lies wholly before the window; a cell left empty becomes null. No answer changes (queries have
+    * now >= the last timestamp and ranges <= N), but the state becomes a function of the sketch's
+    * contents: the encoder and every merge call it, so that merging sketch objects and merging
+    * their bytes give the same bytes.
+    */
+  private[ecmsketch] def syncCells(): Unit = if (!isEmpty) {
+    var i = 0
+    val n = cells.length
+    while (i < n) {
+      val c = cells(i)
+      if (c != null) { c.advanceTo(lastTs); if (c.isEmpty) cells(i) = null }
+      i += 1
+    }
+  }
+
   def copy(): EcmSketch = EcmSketch.mergeUnchecked(Seq(this))
 
   def diffs(o: EcmSketch): Seq[String] = {
@@ -416,6 +432,9 @@ object EcmSketch {
       if (d.nonEmpty) throw new SketchException(s"cannot merge ECM-sketches with different parameters: ${d.mkString(", ")}")
     }
     val keyType = KeyType.merged(sketches.map(_._keyType), "ECM-sketches")
+    // inputs on their own clocks, as their bytes are: which inputs contribute, and the merge itself,
+    // must not depend on whether an input was encoded (or decoded) before
+    sketches.foreach(_.syncCells())
     val n = first.width * first.depth
     val cells = new Array[WindowCounter](n)
     // indexed below, once per cell: a List here (as Ingest passes) would make the merge quadratic in the inputs

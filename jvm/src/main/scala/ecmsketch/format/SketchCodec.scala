@@ -96,14 +96,10 @@ object SketchCodec {
     }
     var i = 0
     val n = s.width * s.depth
-    // Cells are written on the sketch's clock; cells not touched lately lag behind it. Wave
+    // Cells are written on the sketch's clock (cells not touched lately lag behind it): wave
     // decoders check every item against the window ending at the sketch's last timestamp, and for
-    // every kind this makes the bytes canonical: a lagging EH cell would otherwise write buckets
-    // that expired at the sketch's clock, which merges and copies (whose cells follow the sketch's
-    // clock) drop, so equal sketches would encode differently.
-    if (!s.isEmpty)
-      while (i < n) { val c = s.cells(i); if (c != null) c.advanceTo(s.lastTs); i += 1 }
-    i = 0
+    // every kind it makes the bytes canonical, since merges sync their inputs the same way.
+    s.syncCells()
     while (i < n) { s.family.write(s.cells(i), out, s.firstTs); i += 1 }
     out.toByteArray
   }
