@@ -6,6 +6,9 @@ They run the same JVM code as the SQL functions, in-process through JPype, so a 
 Planning is the same as in SQL: ``epsilon`` is the bound after one merge level plus
 ``merge_levels`` further ones, so sketches created here merge with ``ecm_agg`` sketches made with the
 same arguments.
+
+The conversions of Python values to the JVM's types, and their validation, are in ``_convert``:
+every key (or distinct-count value), single or in a batch, goes through ``_convert.jvm_keys``.
 """
 from __future__ import annotations
 
