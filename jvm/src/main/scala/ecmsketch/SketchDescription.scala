@@ -1,10 +1,11 @@
 package ecmsketch
 
 import ecmsketch.dwave.{DwConfig, DwSketch}
-import ecmsketch.ecm.{EcmSketch, KeyType}
+import ecmsketch.core.{CellFamily, KeyType, SketchException, WindowSketch}
+import ecmsketch.ecm.EcmSketch
 import ecmsketch.format.SketchCodec
 import ecmsketch.rwave.{DistinctSketch, RwConfig}
-import ecmsketch.window.{CellFamily, EhSketch}
+import ecmsketch.window.EhSketch
 
 /** What `sketch_info` (SQL) and `info()` (Python) report for a sketch. */
 object SketchDescription {

@@ -2,7 +2,7 @@ package ecmsketch
 
 import org.scalatest.funsuite.AnyFunSuite
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
-import ecmsketch.window.CellFamily
+import ecmsketch.core.{CellFamily, SketchException, WindowSpec}
 
 import scala.util.Random
 

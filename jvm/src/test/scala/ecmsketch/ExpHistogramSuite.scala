@@ -1,6 +1,7 @@
 package ecmsketch
 
 import org.scalatest.funsuite.AnyFunSuite
+import ecmsketch.core.SketchException
 import ecmsketch.window.{EhConfig, ExpHistogram}
 
 import scala.util.Random

@@ -2,6 +2,7 @@ package ecmsketch
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import ecmsketch.core.{CounterSketch, SketchException, WindowSketch}
 import ecmsketch.GoldenInputs._
 import ecmsketch.dwave.DwSketch
 import ecmsketch.ecm.EcmSketch

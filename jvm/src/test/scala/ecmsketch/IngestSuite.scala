@@ -1,6 +1,7 @@
 package ecmsketch
 
 import org.scalatest.funsuite.AnyFunSuite
+import ecmsketch.core.{WindowSketch, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.{Ingest, SketchOps}
@@ -20,7 +21,7 @@ class IngestSuite extends AnyFunSuite {
   }
 
   def ecmOps(seed: Long, sp: WindowSpec = spec) =
-    new SketchOps.Ecm(() => EcmSketch.create(sp, 0.1, 0.1, QueryKind.Point, 1, seed), ecm.KeyType.Long)
+    new SketchOps.Ecm(() => EcmSketch.create(sp, 0.1, 0.1, QueryKind.Point, 1, seed), core.KeyType.Long)
 
   def ingest(ops: SketchOps.Ecm, data: Seq[(Long, Long, Long)]): Ingest[EcmSketch] = {
     val ing = new Ingest(ops, spec.window)

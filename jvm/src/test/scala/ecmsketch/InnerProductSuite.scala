@@ -3,7 +3,7 @@ package ecmsketch
 import org.scalatest.funsuite.AnyFunSuite
 
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
-import ecmsketch.window.CellFamily
+import ecmsketch.core.{CellFamily, WindowSpec}
 
 import scala.util.Random
 

@@ -1,6 +1,7 @@
 package ecmsketch
 
 import org.scalatest.funsuite.AnyFunSuite
+import ecmsketch.core.{SketchException, WindowSpec}
 import ecmsketch.window.{EhConfig, EhSketch, ExpHistogram}
 
 import scala.util.Random

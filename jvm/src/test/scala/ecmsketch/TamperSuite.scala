@@ -5,7 +5,8 @@ import java.nio.{ByteBuffer, ByteOrder}
 import org.scalatest.funsuite.AnyFunSuite
 
 import ecmsketch.GoldenInputs.load
-import ecmsketch.format.{ByteWriter, SketchCodec}
+import ecmsketch.core.{ByteWriter, SketchException, WindowSketch}
+import ecmsketch.format.SketchCodec
 
 /** Targeted tampering: one field of a valid sketch changed on purpose must be refused with a
   * SketchException whose message names the problem (docs/FORMAT.md "Validation", docs/dwave.md,

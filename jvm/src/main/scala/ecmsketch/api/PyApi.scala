@@ -1,6 +1,7 @@
 package ecmsketch.api
 
-import ecmsketch.{SketchDescription, SketchException, WindowSketch, WindowSpec}
+import ecmsketch.core.{SketchException, WindowSketch, WindowSpec}
+import ecmsketch.SketchDescription
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.dwave.DwSketch

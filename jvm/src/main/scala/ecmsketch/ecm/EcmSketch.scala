@@ -3,38 +3,11 @@ package ecmsketch.ecm
 import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCharsets}
 import java.nio.ByteBuffer
 
-import ecmsketch.{SketchException, WindowSketch, WindowSpec}
+import ecmsketch.core.{CellFamily, KeyType, SketchException, WindowCounter, WindowSketch, WindowSpec}
 import ecmsketch.hash.Hashing
 import ecmsketch.dwave.{DwCells, DwConfig}
 import ecmsketch.rwave.{RwCells, RwConfig}
-import ecmsketch.window.{CellFamily, EhCells, EhConfig, WindowCounter}
-
-/** The type of the keys a sketch was built from; queries with another type are cast losslessly or refused. */
-object KeyType {
-  final val Unset = 0
-  final val Long = 1
-  final val String = 2
-  final val Binary = 3
-  def name(t: Int): String = t match {
-    case Unset => "none"
-    case Long => "bigint"
-    case String => "string"
-    case Binary => "binary"
-    case other => s"unknown($other)"
-  }
-
-  /** The type after adding a key of type `t` to a sketch of type `current`; a different type is refused. */
-  def record(current: Int, t: Int): Int =
-    if (current == t || current == Unset) t
-    else throw new SketchException(s"this sketch holds ${name(current)} keys; cannot add a ${name(t)} key")
-
-  /** The key type of a merge of sketches of types `types` (unset ones adopt the others'). */
-  def merged(types: Seq[Int], what: String): Int = types.foldLeft(Unset) { (acc, t) =>
-    if (t == Unset || t == acc) acc
-    else if (acc == Unset) t
-    else throw new SketchException(s"cannot merge $what with ${name(acc)} keys and ${name(t)} keys")
-  }
-}
+import ecmsketch.window.{EhCells, EhConfig}
 
 /** Parameters of an ECM-sketch (all of them go into the binary header).
   * @param maxArrivals U of deterministic-wave cells (an upper bound on the weight in any window);
@@ -373,7 +346,7 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
 
 object EcmSketch {
   /** Default hash seed: identical on every site unless the user picks another. */
-  final val DefaultSeed: Long = 0x5EED5EEDL
+  final val DefaultSeed: Long = Hashing.DefaultSeed
 
   def create(spec: WindowSpec, plan: EcmPlan, seed: Long = DefaultSeed, maxArrivals: Long = DwConfig.Unbounded): EcmSketch = {
     SketchException.require(maxArrivals > 0, s"max_arrivals must be positive, got $maxArrivals")

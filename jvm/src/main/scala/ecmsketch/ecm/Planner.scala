@@ -1,7 +1,6 @@
 package ecmsketch.ecm
 
-import ecmsketch.SketchException
-import ecmsketch.window.CellFamily
+import ecmsketch.core.{Bounds, CellFamily, SketchException}
 
 /** The query kind a sketch's parameters are optimized for. */
 sealed abstract class QueryKind(val id: Int, val name: String)
@@ -39,31 +38,20 @@ object Planner {
   final val MaxWidth = 1 << 20
   final val MaxDepth = 32
   final val MaxCells = 1 << 22
-  final val MaxLevels = 64
+  final val MaxLevels = Bounds.MaxLevels
 
-  def checkEpsilon(epsilon: Double): Unit =
-    SketchException.require(!epsilon.isNaN && epsilon >= 0.001 && epsilon < 1.0,
-      s"epsilon must be in [0.001, 1), got $epsilon")
+  def checkEpsilon(epsilon: Double): Unit = Bounds.checkEpsilon(epsilon)
 
-  def checkLevels(levels: Int): Unit =
-    SketchException.require(levels >= 0 && levels <= MaxLevels, s"merge_levels must be in [0, $MaxLevels], got $levels")
+  def checkLevels(levels: Int): Unit = Bounds.checkLevels(levels)
 
   /** Cell epsilon such that a cell merged `levels` times has error at most `target`. */
-  def cellEpsilonFor(target: Double, levels: Int): Double = {
-    checkLevels(levels)
-    StrictMath.pow(1.0 + target, 1.0 / (levels + 1)) - 1.0
-  }
+  def cellEpsilonFor(target: Double, levels: Int): Double = Bounds.cellEpsilonFor(target, levels)
 
-  /** The largest value <= x (stepping down by ulps) that satisfies ok. */
-  private def fitDown(x: Double, ok: Double => Boolean): Double = {
-    var c = x; var i = 0
-    while (!ok(c) && i < 100000) { c = Math.nextDown(c); i += 1 }
-    c
-  }
+  private def fitDown(x: Double, ok: Double => Boolean): Double = Bounds.fitDown(x, ok)
 
   /** The bound a sketch with these parameters reports at merge depth `depth` (see EcmSketch). */
   def boundAt(kind: QueryKind, cellEps: Double, depth: Int, epsCm: Double): Double = {
-    val e = StrictMath.pow(1.0 + cellEps, depth + 1.0) - 1.0
+    val e = Bounds.compound(cellEps, depth)
     kind match {
       case QueryKind.Point => math.max(e, (1 + e) * epsCm)
       case QueryKind.InnerProduct => val p = (1 + e) * (1 + e) - 1; math.max(p, (1 + p) * epsCm)

@@ -1,10 +1,10 @@
 package ecmsketch.format
 
-import ecmsketch.{SketchException, WindowSketch, WindowSpec}
-import ecmsketch.ecm.{EcmParams, EcmPlan, EcmSketch, KeyType, Planner, QueryKind}
+import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, KeyType, SketchException, WindowCounter, WindowSketch, WindowSpec}
+import ecmsketch.ecm.{EcmParams, EcmPlan, EcmSketch, Planner, QueryKind}
 import ecmsketch.dwave.{DetWave, DwCells, DwConfig, DwSketch}
 import ecmsketch.rwave.{DistinctSketch, RandWave, RwCells, RwConfig}
-import ecmsketch.window.{CellFamily, EhConfig, EhSketch, ExpHistogram, WindowCounter}
+import ecmsketch.window.{EhConfig, EhSketch, ExpHistogram}
 
 /** Binary format v1 (docs/FORMAT.md): a fixed little-endian header, then a varint body.
   *
@@ -189,7 +189,7 @@ object SketchCodec {
   }
 
   private def fill(s: WindowSketch, c: Common): Unit = {
-    s._mergeDepth = c.depth; s._firstTs = c.firstTs; s._lastTs = c.lastTs; s._count = c.count; s._hasRows = c.hasRows
+    s.restoreState(c.depth, c.firstTs, c.lastTs, c.count, c.hasRows)
   }
 
   /** Decodes any sketch, validating every field; throws [[SketchException]] on bad bytes. */

@@ -2,9 +2,9 @@ package ecmsketch.ingest
 
 import scala.collection.mutable.ArrayBuffer
 
-import ecmsketch.{CounterSketch, SketchException, WindowSketch}
+import ecmsketch.core.{Bundle, ByteReader, ByteWriter, CounterSketch, SketchException, WindowSketch}
 import ecmsketch.ecm.EcmSketch
-import ecmsketch.format.{ByteReader, ByteWriter, SketchCodec}
+import ecmsketch.format.SketchCodec
 import ecmsketch.dwave.DwSketch
 import ecmsketch.rwave.DistinctSketch
 import ecmsketch.window.EhSketch
@@ -221,9 +221,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
     // e.g. by a growing window frame, and must not change the runs
     val s = if (all.isEmpty) ops.create() else ops.merge(all)
     if (_droppedWeight > 0 || _droppedMinTs != Long.MaxValue) {
-      if (Long.MaxValue - s._count < _droppedWeight) throw new SketchException("total weight overflows 2^63 - 1")
-      s._count += _droppedWeight
-      if (_droppedMinTs < s._firstTs) s._firstTs = _droppedMinTs
+      s.withDroppedRows(_droppedWeight, _droppedMinTs)
     }
     s
   }
@@ -235,17 +233,12 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
     // aggregate's own runs and the runs it took over would exceed it, the latter are merged first
     val local = (if (main == null) 0 else 1) + runs.size
     if (foreign.size > 1 && local + foreign.size > MaxForeign + 1) mergeForeign()
-    val parts = runBytes()
-    val out = new ByteWriter(16 + parts.map(_.length + 5).sum)
-    out.putBytes(BundleMagic)
-    out.putByte(1)
-    out.putVarLong(parts.size)
-    parts.foreach { p => out.putVarLong(p.length); out.putBytes(p) }
-    out.putVarLong(_dropped)
-    out.putVarLong(_late)
-    out.putVarLong(_droppedWeight)
-    out.putLong(_droppedMinTs)
-    out.toByteArray
+    Bundle.write(BundleMagic, runBytes()) { out =>
+      out.putVarLong(_dropped)
+      out.putVarLong(_late)
+      out.putVarLong(_droppedWeight)
+      out.putLong(_droppedMinTs)
+    }
   }
 }
 
@@ -261,28 +254,17 @@ object Ingest {
     * bytes fail with a SketchException starting "corrupt partial aggregate: ".
     */
   def deserialize[S <: WindowSketch](ops: SketchOps[S], window: Long, bytes: Array[Byte]): Ingest[S] =
-    try read(ops, window, bytes)
-    catch {
-      case e: SketchException if !e.getMessage.startsWith(Corrupt) =>
-        throw new SketchException(Corrupt + e.getMessage.stripPrefix("corrupt sketch: "), e)
-    }
+    Bundle.relabel(Corrupt)(read(ops, window, bytes))
 
   private final val Corrupt = "corrupt partial aggregate: "
 
   private def read[S <: WindowSketch](ops: SketchOps[S], window: Long, bytes: Array[Byte]): Ingest[S] = {
     val in = new ByteReader(bytes)
-    val m = Array.fill(4)(in.getByte("bundle magic").toByte)
-    if (!java.util.Arrays.equals(m, BundleMagic)) throw new SketchException(Corrupt + "bad magic")
+    if (!java.util.Arrays.equals(Bundle.readMagic(in, "bundle"), BundleMagic)) throw new SketchException(Corrupt + "bad magic")
     val v = in.getByte("bundle version")
-    if (v != 1) throw new SketchException(s"${Corrupt}version $v")
-    val count = in.getVarIn("run count", 0, MaxForeign + 1).toInt
+    if (v != Bundle.Version) throw new SketchException(s"${Corrupt}version $v")
     val ing = new Ingest[S](ops, window)
-    var i = 0
-    while (i < count) {
-      val len = in.getVarIn("run length", 1, in.remaining).toInt
-      ing.foreign += in.getBytes(len, "run")
-      i += 1
-    }
+    ing.foreign ++= Bundle.readParts(in, MaxForeign + 1, "run")
     ing._dropped = in.getVarLong("dropped rows")
     ing._late = in.getVarLong("late rows")
     ing._droppedWeight = in.getVarIn("dropped weight", 0, Long.MaxValue)

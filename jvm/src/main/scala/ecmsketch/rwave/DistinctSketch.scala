@@ -1,7 +1,6 @@
 package ecmsketch.rwave
 
-import ecmsketch.{SketchException, WindowSketch, WindowSpec}
-import ecmsketch.ecm.KeyType
+import ecmsketch.core.{KeyType, SketchException, WindowSketch, WindowSpec}
 import ecmsketch.hash.Hashing
 
 /** Sliding-window distinct count (GT §5 distinct-values wave): estimates the number of distinct
@@ -16,7 +15,7 @@ final class DistinctSketch private (val spec: WindowSpec, val config: RwConfig,
   def cellEpsilon: Double = config.epsilon
   def plannedLevels: Int = 0
   def seed: Long = config.seed
-  private[ecmsketch] var _keyType: Int = ecmsketch.ecm.KeyType.Unset
+  private[ecmsketch] var _keyType: Int = KeyType.Unset
   def keyType: Int = _keyType
 
   /** Records the key type on first use; a different type later is refused (as in EcmSketch). */
@@ -100,7 +99,7 @@ final class DistinctSketch private (val spec: WindowSpec, val config: RwConfig,
 }
 
 object DistinctSketch {
-  final val DefaultSeed: Long = ecmsketch.ecm.EcmSketch.DefaultSeed
+  final val DefaultSeed: Long = Hashing.DefaultSeed
 
   /** A new empty sketch: relative error `epsilon` with probability 1 - `delta`; `seed` picks the level hashes. */
   def create(spec: WindowSpec, epsilon: Double, delta: Double, seed: Long): DistinctSketch = {

@@ -1,8 +1,7 @@
 package ecmsketch.rwave
 
-import ecmsketch.SketchException
+import ecmsketch.core.{SketchException, WindowCounter}
 import ecmsketch.hash.Hashing
-import ecmsketch.window.WindowCounter
 
 /** Parameters of a randomized wave (Gibbons & Tirthapura §4-5, ECM §5.2; ALGORITHMS.md §4).
   *

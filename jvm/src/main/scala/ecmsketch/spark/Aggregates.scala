@@ -10,9 +10,9 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{ImperativeAggregate,
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import ecmsketch.{SketchException, WindowSketch, WindowSpec}
-import ecmsketch.ecm.{EcmSketch, KeyType, Planner, QueryKind}
-import ecmsketch.format.{ByteReader, ByteWriter, SketchCodec}
+import ecmsketch.core.{Bundle, ByteReader, ByteWriter, KeyType, SketchException, WindowSketch, WindowSpec}
+import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
+import ecmsketch.format.SketchCodec
 import ecmsketch.hash.Hashing
 import ecmsketch.ingest.{Ingest, SketchOps}
 import ecmsketch.dwave.{DwConfig, DwSketch}
@@ -245,38 +245,21 @@ object MergeBuffer {
   final val Magic: Array[Byte] = "ECMM".getBytes("US-ASCII")
   final val MaxParts = 4096
 
-  def serialize(b: MergeBuffer): Array[Byte] = {
-    val out = new ByteWriter(16 + b.parts.map(_.length + 5).sum)
-    out.putBytes(Magic); out.putByte(1); out.putVarLong(b.parts.size)
-    b.parts.foreach { p => out.putVarLong(p.length); out.putBytes(p) }
-    out.toByteArray
-  }
+  def serialize(b: MergeBuffer): Array[Byte] = Bundle.write(Magic, b.parts.toSeq)(_ => ())
 
   /** Reads a buffer written by [[serialize]]; bad bytes fail with a SketchException starting
     * "corrupt merge buffer: ".
     */
-  def deserialize(bytes: Array[Byte]): MergeBuffer =
-    try read(bytes)
-    catch {
-      case e: SketchException if !e.getMessage.startsWith(Corrupt) =>
-        throw new SketchException(Corrupt + e.getMessage.stripPrefix("corrupt sketch: "), e)
-    }
+  def deserialize(bytes: Array[Byte]): MergeBuffer = Bundle.relabel(Corrupt)(read(bytes))
 
   private final val Corrupt = "corrupt merge buffer: "
 
   private def read(bytes: Array[Byte]): MergeBuffer = {
     val in = new ByteReader(bytes)
-    val m = Array.fill(4)(in.getByte("merge buffer magic").toByte)
-    if (!java.util.Arrays.equals(m, Magic) || in.getByte("merge buffer version") != 1)
+    if (!java.util.Arrays.equals(Bundle.readMagic(in, "merge buffer"), Magic) || in.getByte("merge buffer version") != Bundle.Version)
       throw new SketchException(Corrupt + "bad magic or version")
-    val n = in.getVarIn("sketch count", 0, MaxParts + 1).toInt
     val b = new MergeBuffer()
-    var i = 0
-    while (i < n) {
-      val len = in.getVarIn("sketch length", 1, in.remaining).toInt
-      b.parts += in.getBytes(len, "sketch")
-      i += 1
-    }
+    b.parts ++= Bundle.readParts(in, MaxParts + 1, "sketch")
     in.expectEnd()
     b
   }

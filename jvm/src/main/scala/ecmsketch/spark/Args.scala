@@ -7,8 +7,7 @@ import org.apache.spark.sql.catalyst.util.IntervalUtils
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String}
 
-import ecmsketch.{SketchException, WindowSketch}
-import ecmsketch.ecm.KeyType
+import ecmsketch.core.{KeyType, SketchException, WindowSketch}
 
 /** Parameter handling shared by the SQL functions: foldable constants, key/timestamp/weight
   * columns, and the units of window, range and now. Every failure is a [[SketchException]] whose

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import ecmsketch.{SketchException, WindowSketch}
+import ecmsketch.core.{SketchException, WindowSketch}
 import ecmsketch.ecm.EcmSketch
 import ecmsketch.format.SketchCodec
 import ecmsketch.dwave.DwSketch

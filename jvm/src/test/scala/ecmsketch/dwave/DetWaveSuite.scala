@@ -1,7 +1,7 @@
 package ecmsketch.dwave
 
 import org.scalatest.funsuite.AnyFunSuite
-import ecmsketch.SketchException
+import ecmsketch.core.SketchException
 import DwKit._
 
 import scala.util.Random
