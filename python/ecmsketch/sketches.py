@@ -179,18 +179,20 @@ def _arrivals(max_arrivals: Any) -> int:
     return u
 
 
-def _decode(fn_name: str, data: Any):
+def _decode(kind: str, data: Any):
+    """PyApi.decode: bytes of a sketch of the registered kind `kind` ('ecm', 'eh', 'dwave', 'distinct')."""
     import jpype
-    return _call(getattr(_jvm.api(), fn_name), jpype.JArray(jpype.JByte)(_as_bytes(data)))
+    return _call(_jvm.api().decode, kind, jpype.JArray(jpype.JByte)(_as_bytes(data)))
 
 
-def _merge_all(cls: Any, jclass: str, api_fn: str, sketches: Iterable[Any], what: str) -> Any:
+def _merge_all(cls: Any, kind: str, sketches: Iterable[Any], what: str) -> Any:
+    """PyApi.merge: the cross-site merge of the registered kind `kind`."""
     import jpype
     items = [s._j if isinstance(s, cls) else cls.from_bytes(s)._j for s in sketches if s is not None]
     if not items:
         raise SketchError(f"merge needs at least one {what}")
-    arr = jpype.JArray(jpype.JClass(jclass))(items)
-    return cls(_call(getattr(_jvm.api(), api_fn), arr))
+    arr = jpype.JArray(jpype.JClass("ecmsketch.core.WindowSketch"))(items)
+    return cls(_call(_jvm.api().merge, kind, arr))
 
 
 def _key_array(keys: Any, what: str) -> np.ndarray:
@@ -277,7 +279,7 @@ class EcmSketch(_Sketch):
     @classmethod
     def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "EcmSketch":
         """Decodes (and validates) a serialized ECM-sketch, e.g. a value of an ``ecm_agg`` column."""
-        return cls(_decode("decodeEcm", data))
+        return cls(_decode("ecm", data))
 
     def add(self, key: Key, ts: TimeLike, value: int = 1) -> None:
         """Adds weight ``value`` for ``key`` at ``ts`` (non-decreasing across calls)."""
@@ -345,7 +347,7 @@ class EcmSketch(_Sketch):
     @staticmethod
     def merge(sketches: Iterable[Union["EcmSketch", bytes, bytearray]]) -> "EcmSketch":
         """Order-preserving n-way merge (one merge level) of sketches or their bytes from many sites."""
-        return _merge_all(EcmSketch, "ecmsketch.ecm.EcmSketch", "mergeEcm", sketches, "sketch")
+        return _merge_all(EcmSketch, "ecm", sketches, "sketch")
 
     def __repr__(self) -> str:
         i = self.info()
@@ -356,10 +358,8 @@ class EcmSketch(_Sketch):
 class _Counter(_Sketch):
     """A sliding-window counter sketch (exponential histogram or deterministic wave)."""
 
-    _decode_fn = ""
+    _kind = ""  # the registered sketch kind ('eh', 'dwave')
     _add_fn = ""
-    _merge_fn = ""
-    _jclass = ""
 
     def __init__(self, jobj: Any):
         self._j = jobj
@@ -367,7 +367,7 @@ class _Counter(_Sketch):
     @classmethod
     def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> Any:
         """Decodes (and validates) serialized bytes of this kind, e.g. a value of its SQL aggregate."""
-        return cls(_decode(cls._decode_fn, data))
+        return cls(_decode(cls._kind, data))
 
     def add(self, ts: TimeLike, value: int = 1) -> None:
         """Adds weight ``value`` at ``ts`` (non-decreasing across calls)."""
@@ -389,14 +389,14 @@ class _Counter(_Sketch):
     @classmethod
     def merge(cls, sketches: Iterable[Any]) -> Any:
         """Order-preserving n-way merge of sketches of this kind or their bytes (time-based windows only)."""
-        return _merge_all(cls, cls._jclass, cls._merge_fn, sketches, cls.__name__)
+        return _merge_all(cls, cls._kind, sketches, cls.__name__)
 
 
 class ExpHistogram(_Counter):
     """An exponential histogram: counts arrivals (or sums weights) over a sliding window with a
     deterministic relative error bound."""
 
-    _decode_fn, _add_fn, _merge_fn, _jclass = "decodeEh", "ehAddMany", "mergeEh", "ecmsketch.window.EhSketch"
+    _kind, _add_fn = "eh", "ehAddMany"
 
     @classmethod
     def create(cls, epsilon: float = 0.05, window: Optional[RangeLike] = None, *, window_type: str = "time",
@@ -417,7 +417,7 @@ class DetWave(_Counter):
     """A deterministic wave: counts arrivals (or, with values, sums them: the sum wave) over a
     sliding window with a deterministic relative error bound and O(1) worst-case time per update."""
 
-    _decode_fn, _add_fn, _merge_fn, _jclass = "decodeDw", "dwAddMany", "mergeDw", "ecmsketch.dwave.DwSketch"
+    _kind, _add_fn = "dwave", "dwAddMany"
 
     @classmethod
     def create(cls, epsilon: float = 0.05, window: Optional[RangeLike] = None, *, window_type: str = "time",
@@ -460,7 +460,7 @@ class DistinctSketch(_Sketch):
     @classmethod
     def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "DistinctSketch":
         """Decodes (and validates) a serialized sketch, e.g. a value of a ``distinct_agg`` column."""
-        return cls(_decode("decodeDistinct", data))
+        return cls(_decode("distinct", data))
 
     def add(self, value: Key, ts: TimeLike) -> None:
         """Records an occurrence of ``value`` (str, bytes or int) at ``ts`` (non-decreasing)."""
@@ -497,7 +497,7 @@ class DistinctSketch(_Sketch):
     @staticmethod
     def merge(sketches: Iterable[Union["DistinctSketch", bytes, bytearray]]) -> "DistinctSketch":
         """Lossless merge of sketches (or their bytes) with equal epsilon, delta and seed."""
-        return _merge_all(DistinctSketch, "ecmsketch.rwave.DistinctSketch", "mergeDistinct", sketches, "sketch")
+        return _merge_all(DistinctSketch, "distinct", sketches, "sketch")
 
     def __repr__(self) -> str:
         i = self.info()

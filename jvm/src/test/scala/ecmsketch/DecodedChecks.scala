@@ -2,7 +2,7 @@ package ecmsketch
 
 import org.scalatest.Assertions
 
-import ecmsketch.core.{CounterSketch, SketchException, WindowSketch}
+import ecmsketch.core.{CounterSketch, SketchDescription, SketchException, WindowSketch}
 import ecmsketch.ecm.EcmSketch
 import ecmsketch.format.SketchCodec
 import ecmsketch.hash.Hashing

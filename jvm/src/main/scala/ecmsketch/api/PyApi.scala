@@ -1,9 +1,7 @@
 package ecmsketch.api
 
-import ecmsketch.core.{SketchException, WindowSketch, WindowSpec}
-import ecmsketch.SketchDescription
+import ecmsketch.core.{CellParams, Codec, Registry, SketchDescription, SketchException, SketchKind, WindowSketch, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
-import ecmsketch.format.SketchCodec
 import ecmsketch.dwave.DwSketch
 import ecmsketch.rwave.DistinctSketch
 import ecmsketch.window.EhSketch
@@ -15,11 +13,6 @@ import ecmsketch.window.EhSketch
 object PyApi {
   def spec(countWindow: Boolean, tsMicros: Boolean, window: Long): WindowSpec = WindowSpec(countWindow, tsMicros, window)
 
-  def ecmCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, delta: Double,
-                optimizeFor: String, mergeLevels: Int, seed: Long): EcmSketch =
-    EcmSketch.create(spec(countWindow, tsMicros, window),
-      Planner.plan(epsilon, delta, QueryKind.fromName(optimizeFor), mergeLevels), seed)
-
   /** An ECM-sketch with cells 'eh', 'dwave' or 'rwave'; maxArrivals <= 0 means unbounded. */
   def ecmCreateCell(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, delta: Double,
                     optimizeFor: String, mergeLevels: Int, seed: Long, cell: String, maxArrivals: Long): EcmSketch = {
@@ -28,7 +21,7 @@ object PyApi {
       Planner.plan(epsilon, delta, QueryKind.fromName(optimizeFor), mergeLevels, kind), seed, arrivals(maxArrivals))
   }
 
-  private def arrivals(u: Long): Long = if (u <= 0) ecmsketch.dwave.DwConfig.Unbounded else u
+  private def arrivals(u: Long): Long = if (u <= 0) CellParams.Unbounded else u
 
   def dwCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, mergeLevels: Int,
                maxArrivals: Long): DwSketch =
@@ -97,16 +90,16 @@ object PyApi {
   }
 
   // Bytes (docs/FORMAT.md) and merges, as the SQL functions do them.
-  def encode(s: WindowSketch): Array[Byte] = SketchCodec.encodeAny(s)
+  def encode(s: WindowSketch): Array[Byte] = Codec.encodeAny(s)
 
-  def decodeEcm(b: Array[Byte]): EcmSketch = SketchCodec.decodeEcm(b)
-  def decodeEh(b: Array[Byte]): EhSketch = SketchCodec.decodeEh(b)
-  def mergeEcm(xs: Array[EcmSketch]): EcmSketch = EcmSketch.merge(xs.toSeq)
-  def mergeEh(xs: Array[EhSketch]): EhSketch = EhSketch.merge(xs.toSeq)
-  def decodeDw(b: Array[Byte]): DwSketch = SketchCodec.decodeDw(b)
-  def decodeDistinct(b: Array[Byte]): DistinctSketch = SketchCodec.decodeDistinct(b)
-  def mergeDw(xs: Array[DwSketch]): DwSketch = DwSketch.merge(xs.toSeq)
-  def mergeDistinct(xs: Array[DistinctSketch]): DistinctSketch = DistinctSketch.merge(xs.toSeq)
+  /** Decodes a sketch that must be of the registered kind `kind` ('ecm', 'eh', 'dwave', 'distinct'). */
+  def decode(kind: String, b: Array[Byte]): WindowSketch = Codec.decodeAs(Registry.sketchKindNamed(kind), b)
+
+  /** Cross-site n-way merge of sketches of the registered kind `kind`. */
+  def merge(kind: String, xs: Array[WindowSketch]): WindowSketch = mergeAs(Registry.sketchKindNamed(kind), xs.toSeq)
+
+  private def mergeAs[S <: WindowSketch](k: SketchKind[S], xs: Seq[WindowSketch]): S =
+    k.merge(xs.map(x => k.cast(x).getOrElse(throw new SketchException(s"expected ${k.describe}, got ${Registry.describe(x)}"))))
 
   /** Keys of [[info]] in display order. */
   def infoFields(): Array[String] = SketchDescription.fields.toArray

@@ -7,6 +7,8 @@ package ecmsketch.core
 object Bounds {
   /** Most merge levels a plan may budget for. */
   final val MaxLevels = 64
+  /** The smallest cell epsilon a deterministic plan may ask of its cells (EhConfig/DwConfig.MinEpsilon). */
+  final val MinCellEpsilon = 1e-4
 
   /** Relative error of a cell of epsilon `cellEps` after `depth` merge levels: (1 + e)^(depth+1) - 1. */
   def compound(cellEps: Double, depth: Int): Double = StrictMath.pow(1.0 + cellEps, depth + 1.0) - 1.0

@@ -13,6 +13,11 @@ trait WindowCounter {
   def lastTs: Long
   /** Moves the clock to `now` (>= lastTs), dropping what lies wholly before the window. */
   def advanceTo(now: Long): Unit
+  /** Weight the cell holds, each unit of it from a row of the sketch (the codec checks it against
+    * the total weight): the bucket weights of an exponential histogram, the running total of a
+    * deterministic wave, the level-0 items of a randomized wave.
+    */
+  def heldWeight: Long
 }
 
 /** A family of window counters with one error parameter: how to create, merge and encode them,
@@ -34,14 +39,11 @@ trait CellFamily {
   def read(in: ByteReader, base: Long, lastTs: Long): WindowCounter
 }
 
+/** Cell-kind ids of format v1 (the registered [[CellKind]]s carry them). */
 object CellFamily {
   final val ExpHistogramId = 1
   final val DetWaveId = 2
   final val RandWaveId = 3
-  def name(id: Int): String = id match {
-    case ExpHistogramId => "eh"
-    case DetWaveId => "dwave"
-    case RandWaveId => "rwave"
-    case other => s"unknown($other)"
-  }
+  /** The registered name of cell kind `id`, or "unknown(id)". */
+  def name(id: Int): String = Registry.cellKind(id).map(_.name).getOrElse(s"unknown($id)")
 }

@@ -137,6 +137,7 @@ final class DetWave(val config: DwConfig) extends WindowCounter {
   def isEmpty: Boolean = count == 0 && !hasRh
   def lastTs: Long = _lastTs
   def total: Long = _total
+  def heldWeight: Long = _total
   def overflowTs: Long = _overflowTs
   def itemCount: Int = count
   /** Node slots allocated (memory is proportional to the items held, at most config.maxItems). */

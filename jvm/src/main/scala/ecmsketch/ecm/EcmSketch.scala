@@ -3,17 +3,15 @@ package ecmsketch.ecm
 import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCharsets}
 import java.nio.ByteBuffer
 
-import ecmsketch.core.{CellFamily, KeyType, SketchException, WindowCounter, WindowSketch, WindowSpec}
+import ecmsketch.core.{ByteReader, CellFamily, CellParams, KeyType, Registry, SketchException, SketchHeader, WindowCounter,
+  WindowSketch, WindowSpec}
 import ecmsketch.hash.Hashing
-import ecmsketch.dwave.{DwCells, DwConfig}
-import ecmsketch.rwave.{RwCells, RwConfig}
-import ecmsketch.window.{EhCells, EhConfig}
 
 /** Parameters of an ECM-sketch (all of them go into the binary header).
   * @param maxArrivals U of deterministic-wave cells (an upper bound on the weight in any window);
-  *                    DwConfig.Unbounded otherwise
+  *                    CellParams.Unbounded otherwise
   */
-final case class EcmParams(spec: WindowSpec, plan: EcmPlan, seed: Long, maxArrivals: Long = DwConfig.Unbounded) {
+final case class EcmParams(spec: WindowSpec, plan: EcmPlan, seed: Long, maxArrivals: Long = CellParams.Unbounded) {
   def width: Int = plan.width
   def depth: Int = plan.depth
   def cellKind: Int = plan.cellKind
@@ -47,7 +45,7 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
   def keyType: Int = _keyType
   def cellKind: Int = params.cellKind
   def cellName: String = CellFamily.name(params.cellKind)
-  /** max_arrivals of deterministic-wave cells (DwConfig.Unbounded for other cells or when not given). */
+  /** max_arrivals of deterministic-wave cells (CellParams.Unbounded for other cells or when not given). */
   def maxArrivals: Long = params.maxArrivals
 
   /** The cell error at the current merge depth (randomized-wave merges are lossless). */
@@ -348,9 +346,9 @@ object EcmSketch {
   /** Default hash seed: identical on every site unless the user picks another. */
   final val DefaultSeed: Long = Hashing.DefaultSeed
 
-  def create(spec: WindowSpec, plan: EcmPlan, seed: Long = DefaultSeed, maxArrivals: Long = DwConfig.Unbounded): EcmSketch = {
+  def create(spec: WindowSpec, plan: EcmPlan, seed: Long = DefaultSeed, maxArrivals: Long = CellParams.Unbounded): EcmSketch = {
     SketchException.require(maxArrivals > 0, s"max_arrivals must be positive, got $maxArrivals")
-    SketchException.require(maxArrivals == DwConfig.Unbounded || plan.cellKind == CellFamily.DetWaveId,
+    SketchException.require(maxArrivals == CellParams.Unbounded || plan.cellKind == CellFamily.DetWaveId,
       s"max_arrivals applies to 'dwave' cells only, not '${CellFamily.name(plan.cellKind)}'")
     val params = EcmParams(spec, plan, seed, maxArrivals)
     new EcmSketch(params, familyFor(params), new Array[WindowCounter](plan.width * plan.depth))
@@ -360,15 +358,48 @@ object EcmSketch {
   def create(spec: WindowSpec, epsilon: Double, delta: Double, kind: QueryKind, levels: Int, seed: Long): EcmSketch =
     create(spec, Planner.plan(epsilon, delta, kind, levels), seed)
 
-  private[ecmsketch] def familyFor(p: EcmParams): CellFamily = p.cellKind match {
-    case CellFamily.ExpHistogramId => new EhCells(EhConfig(p.plan.cellEpsilon, p.spec.window))
-    case CellFamily.DetWaveId => new DwCells(DwConfig(p.plan.cellEpsilon, p.spec.window, p.maxArrivals))
-    case CellFamily.RandWaveId => new RwCells(RwConfig(p.plan.cellEpsilon, p.plan.cellDelta, p.spec.window, p.seed))
-    case other => throw new SketchException(s"corrupt sketch: unknown cell kind $other")
-  }
+  /** The cell family of the plan's cell kind, from the cell-kind registry. */
+  private[ecmsketch] def familyFor(p: EcmParams): CellFamily =
+    Registry.cellKindOrFail(p.cellKind).family(
+      CellParams(p.plan.cellEpsilon, p.spec.window, p.seed, p.plan.cellDelta, p.maxArrivals))
 
   private[ecmsketch] def restore(params: EcmParams, cells: Array[WindowCounter]): EcmSketch =
     new EcmSketch(params, familyFor(params), cells)
+
+  /** Reads the width x depth cells of a sketch with `params` (EcmKind.decodeBody), checking them
+    * against the header `c`.
+    */
+  private[ecm] def decodeCells(params: EcmParams, keyType: Int, in: ByteReader, c: SketchHeader): EcmSketch = {
+    val family = familyFor(params)
+    val width = params.width; val depth = params.depth
+    val n = width * depth
+    val cells = new Array[WindowCounter](n)
+    var i = 0
+    while (i < n) {
+      val cell = family.read(in, c.firstTs, c.lastTs)
+      c.checkEmptyCell(cell)
+      cells(i) = cell
+      i += 1
+    }
+    in.expectEnd()
+    // each row counts every row of the stream once: its cells together cannot hold more than the total weight
+    var j = 0
+    while (j < depth) {
+      var rowWeight = 0L
+      i = 0
+      while (i < width) {
+        val w = SketchHeader.weight(cells(j * width + i))
+        rowWeight = if (w > Long.MaxValue - rowWeight) Long.MaxValue else rowWeight + w
+        i += 1
+      }
+      if (rowWeight > c.count)
+        throw new SketchException(s"corrupt sketch: the cells of row $j hold weight $rowWeight, more than the total weight ${c.count}")
+      j += 1
+    }
+    val s = new EcmSketch(params, family, cells)
+    s._keyType = keyType
+    s
+  }
 
   /** Order-preserving n-way merge of sketches from many sites (ECM §5.3): cell-wise merge, one level
     * of depth for all inputs. Parameters and seed must be equal; count-based sketches are refused.
@@ -401,7 +432,8 @@ object EcmSketch {
         val withRows = sketches.filter(!_.isEmpty)
         (if (withRows.nonEmpty) withRows else sketches).maxBy(_.params.maxArrivals)
       }.params
-      else first.params.copy(maxArrivals = DwConfig.mergedArrivals(contributing.map(_.params.maxArrivals), sameStream))
+      else first.params.copy(maxArrivals =
+        Registry.cellKindOrFail(first.cellKind).mergedArrivals(contributing.map(_.params.maxArrivals), sameStream))
     val family = if (outParams == first.params) first.family else familyFor(outParams)
     var i = 0
     if (contributing.size == 1 || sketches.size == 1) {

@@ -2,12 +2,11 @@ package ecmsketch.ingest
 
 import scala.collection.mutable.ArrayBuffer
 
-import ecmsketch.core.{Bundle, ByteReader, ByteWriter, CounterSketch, SketchException, WindowSketch}
-import ecmsketch.ecm.EcmSketch
-import ecmsketch.format.SketchCodec
-import ecmsketch.dwave.DwSketch
-import ecmsketch.rwave.DistinctSketch
-import ecmsketch.window.EhSketch
+import ecmsketch.core.{Bundle, ByteReader, Codec, CounterSketch, SketchException, SketchKind, WindowSketch}
+import ecmsketch.dwave.{DwKind, DwSketch}
+import ecmsketch.ecm.{EcmKind, EcmSketch}
+import ecmsketch.rwave.{DistinctKind, DistinctSketch}
+import ecmsketch.window.{EhKind, EhSketch}
 
 /** How the ingest layer creates, feeds, merges and encodes one kind of sketch. */
 trait SketchOps[S <: WindowSketch] extends Serializable {
@@ -31,9 +30,9 @@ object SketchOps {
     def add(s: EcmSketch, fp: Long, ts: Long, v: Long): Unit = s.addFingerprint(fp, ts, v)
     override def addSorted(s: EcmSketch, fps: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit =
       s.addSortedBatch(fps, ts, vs, from, until)
-    def merge(xs: Seq[EcmSketch]): EcmSketch = EcmSketch.mergeUnchecked(xs)
-    def encode(s: EcmSketch): Array[Byte] = SketchCodec.encode(s)
-    def decode(b: Array[Byte]): EcmSketch = SketchCodec.decodeEcm(b)
+    def merge(xs: Seq[EcmSketch]): EcmSketch = EcmKind.mergeSameStream(xs)
+    def encode(s: EcmSketch): Array[Byte] = Codec.encode(EcmKind, s)
+    def decode(b: Array[Byte]): EcmSketch = Codec.decodeAs(EcmKind, b)
   }
 
   /** Distinct-count sketches: `fp` is the value's fingerprint; every row has weight 1. */
@@ -43,25 +42,22 @@ object SketchOps {
     /** Only the last occurrence of a value in a sorted batch changes the state (docs/rwave.md). */
     override def addSorted(s: DistinctSketch, fps: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit =
       s.addSortedBatch(fps, ts, from, until)
-    def merge(xs: Seq[DistinctSketch]): DistinctSketch = DistinctSketch.mergeUnchecked(xs)
-    def encode(s: DistinctSketch): Array[Byte] = SketchCodec.encode(s)
-    def decode(b: Array[Byte]): DistinctSketch = SketchCodec.decodeDistinct(b)
+    def merge(xs: Seq[DistinctSketch]): DistinctSketch = DistinctKind.mergeSameStream(xs)
+    def encode(s: DistinctSketch): Array[Byte] = Codec.encode(DistinctKind, s)
+    def decode(b: Array[Byte]): DistinctSketch = Codec.decodeAs(DistinctKind, b)
   }
 
-  /** Stand-alone counters (exponential histogram, deterministic wave): the key is ignored. */
-  final class Counter[S <: CounterSketch](factory: () => S, mergeFn: Seq[S] => S, decodeFn: Array[Byte] => S)
-      extends SketchOps[S] {
+  /** Stand-alone counters (exponential histogram, deterministic wave) of kind `kind`: the key is ignored. */
+  final class Counter[S <: CounterSketch](factory: () => S, kind: SketchKind[S]) extends SketchOps[S] {
     def create(): S = factory()
     def add(s: S, fp: Long, ts: Long, v: Long): Unit = s.add(ts, v)
-    def merge(xs: Seq[S]): S = mergeFn(xs)
-    def encode(s: S): Array[Byte] = SketchCodec.encodeAny(s)
-    def decode(b: Array[Byte]): S = decodeFn(b)
+    def merge(xs: Seq[S]): S = kind.mergeSameStream(xs)
+    def encode(s: S): Array[Byte] = Codec.encode(kind, s)
+    def decode(b: Array[Byte]): S = Codec.decodeAs(kind, b)
   }
 
-  def eh(factory: () => EhSketch): Counter[EhSketch] =
-    new Counter(factory, EhSketch.mergeUnchecked, SketchCodec.decodeEh)
-  def dw(factory: () => DwSketch): Counter[DwSketch] =
-    new Counter(factory, DwSketch.mergeUnchecked, SketchCodec.decodeDw)
+  def eh(factory: () => EhSketch): Counter[EhSketch] = new Counter(factory, EhKind)
+  def dw(factory: () => DwSketch): Counter[DwSketch] = new Counter(factory, DwKind)
 }
 
 /** Builds a sketch from rows in any order (docs/DESIGN.md, "Rows in any order").

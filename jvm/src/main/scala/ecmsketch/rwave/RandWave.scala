@@ -564,6 +564,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     * against the sketch's total weight).
     */
   private[ecmsketch] def level0Count: Int = { normalize(); level0.n }
+  def heldWeight: Long = level0Count.toLong
 
   /** Stored entries over all instances and levels (the shared level 0 counted once). */
   def entryCount: Int = {

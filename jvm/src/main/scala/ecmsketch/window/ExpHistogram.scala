@@ -76,6 +76,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
 
   /** Weight held in all retained buckets (some may lie partly before the window). */
   def total: Long = _total
+  def heldWeight: Long = _total
   /** Lower bound of every retained timestamp (Long.MaxValue when empty). */
   def lowerTs: Long = _lowerTs
   /** The latest timestamp seen (Long.MinValue before the first one). */
