@@ -2,7 +2,7 @@ package ecmsketch
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import ecmsketch.core.{CellFamily, KeyType, SketchException, WindowSpec}
+import ecmsketch.core.{CellFamily, SketchException, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.{Ingest, SketchOps}

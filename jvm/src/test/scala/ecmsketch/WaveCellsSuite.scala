@@ -7,7 +7,7 @@ import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.{Ingest, SketchOps}
 import ecmsketch.rwave.DistinctSketch
-import ecmsketch.core.{CellFamily, KeyType, SketchDescription, SketchException, WindowSketch, WindowSpec}
+import ecmsketch.core.{CellFamily, SketchDescription, SketchException, WindowSketch, WindowSpec}
 
 import scala.util.Random
 

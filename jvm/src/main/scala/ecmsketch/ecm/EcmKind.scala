@@ -1,6 +1,6 @@
 package ecmsketch.ecm
 
-import ecmsketch.core.{ByteReader, ByteWriter, Codec, EcmCellContext, KeyType, Registry, SketchException, SketchHeader,
+import ecmsketch.core.{ByteReader, ByteWriter, EcmCellContext, KeyType, Registry, SketchException, SketchHeader,
   SketchKind}
 
 /** The ECM-sketch (sketch kind 2): its Count-Min header (docs/FORMAT.md), the cell parameters its

@@ -1,7 +1,5 @@
 package ecmsketch.spark
 
-import java.util.concurrent.TimeUnit
-
 import org.apache.spark.sql.catalyst.expressions.{Expression, Literal}
 import org.apache.spark.sql.catalyst.util.IntervalUtils
 import org.apache.spark.sql.types._
@@ -218,10 +216,4 @@ object Args {
       case dt => throw new SketchException(s"$fn: unsupported now type ${dt.sql}")
     }
   }
-
-  /** Microseconds per unit for display (unused ticks for integer columns). */
-  def unitName(tsMicros: Boolean, countWindow: Boolean): String =
-    if (countWindow) "arrivals" else if (tsMicros) "microseconds" else "ticks"
-
-  val micros: TimeUnit = TimeUnit.MICROSECONDS
 }

@@ -2,7 +2,7 @@ package ecmsketch.bench
 
 import java.nio.file.{Files, Paths}
 
-import ecmsketch.core.{CellFamily, KeyType, WindowSpec}
+import ecmsketch.core.{CellFamily, WindowSpec}
 import ecmsketch.dwave.{DetWave, DwConfig}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec

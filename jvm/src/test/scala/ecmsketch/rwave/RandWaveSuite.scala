@@ -1,7 +1,7 @@
 package ecmsketch.rwave
 
 import org.scalatest.funsuite.AnyFunSuite
-import ecmsketch.core.{ByteReader, ByteWriter, SketchException}
+import ecmsketch.core.{ByteWriter, SketchException}
 
 import scala.util.Random
 
