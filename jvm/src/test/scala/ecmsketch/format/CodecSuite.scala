@@ -1,4 +1,4 @@
-package ecmsketch
+package ecmsketch.format
 
 import org.scalatest.funsuite.AnyFunSuite
 import ecmsketch.core.{SketchException, WindowSpec}

@@ -1,4 +1,4 @@
-package ecmsketch
+package ecmsketch.format
 
 import ecmsketch.dwave.DwSketch
 import ecmsketch.core.{CellFamily, CounterSketch, KeyType, WindowSpec}

@@ -1,6 +1,7 @@
-package ecmsketch
+package ecmsketch.window
 
 import org.scalatest.funsuite.AnyFunSuite
+import ecmsketch.Oracle
 import ecmsketch.core.SketchException
 import ecmsketch.window.{EhConfig, ExpHistogram}
 

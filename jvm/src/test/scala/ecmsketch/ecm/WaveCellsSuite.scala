@@ -1,7 +1,9 @@
-package ecmsketch
+package ecmsketch.ecm
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import ecmsketch.Oracle
+import ecmsketch.format.DecodedChecks
 import ecmsketch.dwave.{DwConfig, DwSketch}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec

@@ -1,4 +1,4 @@
-package ecmsketch
+package ecmsketch.format
 
 import org.scalatest.Assertions
 

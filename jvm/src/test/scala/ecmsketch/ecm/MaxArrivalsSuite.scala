@@ -1,7 +1,8 @@
-package ecmsketch
+package ecmsketch.ecm
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import ecmsketch.Oracle
 import ecmsketch.core.{CellFamily, SketchException, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
@@ -150,7 +151,7 @@ class MaxArrivalsSuite extends AnyFunSuite {
     val ops = new SketchOps.Ecm(() => dwSketch(spec, 1, seed, u), ecmsketch.core.KeyType.Long)
     def feed(order: Seq[Int]): Ingest[EcmSketch] = {
       val ing = new Ingest(ops, spec.window)
-      order.foreach(i => ing.add(hash.Hashing.fingerprintLong(d.keys(i)), d.ts(i), d.ws(i)))
+      order.foreach(i => ing.add(ecmsketch.hash.Hashing.fingerprintLong(d.keys(i)), d.ts(i), d.ws(i)))
       ing
     }
     val shuffled = feed(rnd.shuffle((0 until d.n).toVector))
