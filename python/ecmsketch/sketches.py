@@ -359,7 +359,6 @@ class _Counter(_Sketch):
     """A sliding-window counter sketch (exponential histogram or deterministic wave)."""
 
     _kind = ""  # the registered sketch kind ('eh', 'dwave')
-    _add_fn = ""
 
     def __init__(self, jobj: Any):
         self._j = jobj
@@ -379,7 +378,7 @@ class _Counter(_Sketch):
     def add_many(self, timestamps: Any, values: Any = None) -> None:
         """Adds a batch in any order (sorted here; must not precede the last timestamp)."""
         _, ts, vs = self._sorted_batch(timestamps, values)
-        _call(getattr(_jvm.api(), self._add_fn), self._j, _longs(ts), None if vs is None else _longs(vs))
+        _call(_jvm.api().addMany, self._j, _longs(ts), None if vs is None else _longs(vs))
 
     def count(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
         """Estimated weight in ``(now - range, now]``, within ``error_bound`` relative error."""
@@ -396,7 +395,7 @@ class ExpHistogram(_Counter):
     """An exponential histogram: counts arrivals (or sums weights) over a sliding window with a
     deterministic relative error bound."""
 
-    _kind, _add_fn = "eh", "ehAddMany"
+    _kind = "eh"
 
     @classmethod
     def create(cls, epsilon: float = 0.05, window: Optional[RangeLike] = None, *, window_type: str = "time",
@@ -417,7 +416,7 @@ class DetWave(_Counter):
     """A deterministic wave: counts arrivals (or, with values, sums them: the sum wave) over a
     sliding window with a deterministic relative error bound and O(1) worst-case time per update."""
 
-    _kind, _add_fn = "dwave", "dwAddMany"
+    _kind = "dwave"
 
     @classmethod
     def create(cls, epsilon: float = 0.05, window: Optional[RangeLike] = None, *, window_type: str = "time",
@@ -487,7 +486,7 @@ class DistinctSketch(_Sketch):
         if vals.dtype.kind == "b":
             raise SketchError("values must be all integers, all strings or all bytes, got booleans")
         order, ts, _ = self._sorted_batch(timestamps, None)
-        _add_keyed("distinctAdd", self._j, vals, order, (_longs(ts),), "values")
+        _add_keyed("add", self._j, vals, order, (_longs(ts), None), "values")
 
     def count(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
         """Estimated number of distinct values seen in ``(now - range, now]``."""

@@ -1,6 +1,7 @@
 package ecmsketch.api
 
-import ecmsketch.core.{CellParams, Codec, Registry, SketchDescription, SketchException, SketchKind, WindowSketch, WindowSpec}
+import ecmsketch.core.{CellParams, Codec, CounterSketch, KeyedSketch, Registry, SketchDescription, SketchException,
+  SketchKind, WindowSketch, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.dwave.DwSketch
 import ecmsketch.rwave.DistinctSketch
@@ -39,54 +40,30 @@ object PyApi {
     SketchException.require(vs == null || vs.length == n, s"keys and values differ in length: $n vs ${vs.length}")
   }
 
-  // Batches of rows (parallel arrays, sorted by timestamp; vs = null means weight 1): ECM-sketches
-  // by key type, the stand-alone counters, and distinct-count sketches by value type.
-  def addLongs(s: EcmSketch, keys: Array[Long], ts: Array[Long], vs: Array[Long]): Unit = {
+  // Batches of rows (parallel arrays, sorted by timestamp; vs = null means weight 1): keyed sketches
+  // (ECM-sketches, distinct-count sketches) by key type, and the stand-alone counters.
+  def addLongs(s: KeyedSketch, keys: Array[Long], ts: Array[Long], vs: Array[Long]): Unit = {
     checkBatch(keys.length, ts, vs)
     var i = 0
-    while (i < keys.length) { s.add(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+    while (i < keys.length) { s.addKey(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
   }
 
-  def addStrings(s: EcmSketch, keys: Array[String], ts: Array[Long], vs: Array[Long]): Unit = {
+  def addStrings(s: KeyedSketch, keys: Array[String], ts: Array[Long], vs: Array[Long]): Unit = {
     checkBatch(keys.length, ts, vs)
     var i = 0
-    while (i < keys.length) { s.add(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+    while (i < keys.length) { s.addKey(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
   }
 
-  def addBytes(s: EcmSketch, keys: Array[Array[Byte]], ts: Array[Long], vs: Array[Long]): Unit = {
+  def addBytes(s: KeyedSketch, keys: Array[Array[Byte]], ts: Array[Long], vs: Array[Long]): Unit = {
     checkBatch(keys.length, ts, vs)
     var i = 0
-    while (i < keys.length) { s.add(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+    while (i < keys.length) { s.addKey(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
   }
 
-  def ehAddMany(s: EhSketch, ts: Array[Long], vs: Array[Long]): Unit = {
+  def addMany(s: CounterSketch, ts: Array[Long], vs: Array[Long]): Unit = {
     checkBatch(ts.length, ts, vs)
     var i = 0
     while (i < ts.length) { s.add(ts(i), if (vs == null) 1L else vs(i)); i += 1 }
-  }
-
-  def dwAddMany(s: DwSketch, ts: Array[Long], vs: Array[Long]): Unit = {
-    checkBatch(ts.length, ts, vs)
-    var i = 0
-    while (i < ts.length) { s.add(ts(i), if (vs == null) 1L else vs(i)); i += 1 }
-  }
-
-  def distinctAddLongs(s: DistinctSketch, values: Array[Long], ts: Array[Long]): Unit = {
-    checkBatch(values.length, ts, null)
-    var i = 0
-    while (i < values.length) { s.add(values(i), ts(i)); i += 1 }
-  }
-
-  def distinctAddStrings(s: DistinctSketch, values: Array[String], ts: Array[Long]): Unit = {
-    checkBatch(values.length, ts, null)
-    var i = 0
-    while (i < values.length) { s.add(values(i), ts(i)); i += 1 }
-  }
-
-  def distinctAddBytes(s: DistinctSketch, values: Array[Array[Byte]], ts: Array[Long]): Unit = {
-    checkBatch(values.length, ts, null)
-    var i = 0
-    while (i < values.length) { s.add(values(i), ts(i)); i += 1 }
   }
 
   // Bytes (docs/FORMAT.md) and merges, as the SQL functions do them.

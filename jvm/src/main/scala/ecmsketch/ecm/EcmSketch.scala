@@ -3,7 +3,7 @@ package ecmsketch.ecm
 import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCharsets}
 import java.nio.ByteBuffer
 
-import ecmsketch.core.{ByteReader, CellFamily, CellParams, KeyType, Registry, SketchException, SketchHeader, WindowCounter,
+import ecmsketch.core.{ByteReader, CellFamily, CellParams, KeyType, KeyedSketch, Registry, SketchException, SketchHeader, WindowCounter,
   WindowSketch, WindowSpec}
 import ecmsketch.hash.Hashing
 
@@ -27,7 +27,7 @@ final case class EcmParams(spec: WindowSpec, plan: EcmPlan, seed: Long, maxArriv
   *  - total:  |est - A| <= e * A (deterministic).
   */
 final class EcmSketch private (val params: EcmParams, val family: CellFamily,
-                               private[ecmsketch] val cells: Array[WindowCounter]) extends WindowSketch {
+                               private[ecmsketch] val cells: Array[WindowCounter]) extends WindowSketch with KeyedSketch {
   import EcmSketch._
 
   private val coeffs = Hashing.rowCoefficients(params.seed, params.depth)
@@ -162,6 +162,10 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
     SketchException.require(key != null, "key must not be null")
     setKeyType(KeyType.Binary); addFingerprint(Hashing.fingerprintBytes(key), ts, v)
   }
+
+  def addKey(key: Long, ts: Long, v: Long): Unit = add(key, ts, v)
+  def addKey(key: String, ts: Long, v: Long): Unit = add(key, ts, v)
+  def addKey(key: Array[Byte], ts: Long, v: Long): Unit = add(key, ts, v)
 
   /** Records the key type on first use; a different type later is refused. */
   def setKeyType(t: Int): Unit = if (_keyType != t) _keyType = KeyType.record(_keyType, t)

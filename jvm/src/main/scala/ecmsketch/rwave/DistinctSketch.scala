@@ -1,6 +1,6 @@
 package ecmsketch.rwave
 
-import ecmsketch.core.{KeyType, SketchException, WindowSketch, WindowSpec}
+import ecmsketch.core.{KeyType, KeyedSketch, SketchException, WindowSketch, WindowSpec}
 import ecmsketch.hash.Hashing
 
 /** Sliding-window distinct count (GT §5 distinct-values wave): estimates the number of distinct
@@ -9,7 +9,7 @@ import ecmsketch.hash.Hashing
   * Values are 64-bit fingerprints (ecmsketch.hash.Hashing); the key type is recorded as in ECM.
   */
 final class DistinctSketch private (val spec: WindowSpec, val config: RwConfig,
-                                    private[ecmsketch] var wave: RandWave) extends WindowSketch {
+                                    private[ecmsketch] var wave: RandWave) extends WindowSketch with KeyedSketch {
   def epsilon: Double = config.epsilon
   def delta: Double = config.delta
   def cellEpsilon: Double = config.epsilon
@@ -43,6 +43,13 @@ final class DistinctSketch private (val spec: WindowSpec, val config: RwConfig,
     SketchException.require(value != null, "value must not be null")
     setKeyType(KeyType.Binary); addFingerprint(Hashing.fingerprintBytes(value), ts)
   }
+
+  // Keyed rows (KeyedSketch): every row is one occurrence of its value, so the weight must be 1.
+  def addKey(key: Long, ts: Long, v: Long): Unit = { unitWeight(v); add(key, ts) }
+  def addKey(key: String, ts: Long, v: Long): Unit = { unitWeight(v); add(key, ts) }
+  def addKey(key: Array[Byte], ts: Long, v: Long): Unit = { unitWeight(v); add(key, ts) }
+  private def unitWeight(v: Long): Unit =
+    SketchException.require(v == 1L, s"a distinct-count sketch counts occurrences of values and takes no weights, got weight $v")
 
   /** Adds fingerprints `[from, until)` with sorted timestamps (non-decreasing, not before the last
     * timestamp; strictly increasing for count-based windows). Only the last occurrence of each
