@@ -72,6 +72,8 @@ final case class EcmCellContext(cellEpsilon: Double, window: Long, seed: Long, d
 abstract class CellKind(val id: Int, val name: String) {
   /** Deterministic cells carry totals and inner products; randomized ones point queries only. */
   def deterministic: Boolean
+  /** Whether its cells take max_arrivals (an upper bound on the weight in any window). */
+  def takesMaxArrivals: Boolean = false
   /** The smallest cell epsilon a header may hold. */
   def minCellEpsilon: Double
   /** Header checks of the cell epsilon beyond the range (e.g. equal to epsilon). */

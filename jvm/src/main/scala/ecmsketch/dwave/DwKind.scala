@@ -40,6 +40,7 @@ object DwKind extends SketchKind[DwSketch](3, "dwave") {
 /** Deterministic-wave cells (cell kind 2); an ECM-sketch keeps their max_arrivals in its header. */
 object DwCellKind extends CellKind(CellFamily.DetWaveId, "dwave") {
   def deterministic: Boolean = true
+  override def takesMaxArrivals: Boolean = true
   def minCellEpsilon: Double = DwConfig.MinEpsilon
   def family(p: CellParams): CellFamily = new DwCells(DwConfig(p.cellEpsilon, p.window, p.maxArrivals))
   override def writeParams(f: CellFamily, out: ByteWriter): Unit = out.putLong(config(f).maxArrivals)

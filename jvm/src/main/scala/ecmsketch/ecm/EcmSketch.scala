@@ -352,8 +352,9 @@ object EcmSketch {
 
   def create(spec: WindowSpec, plan: EcmPlan, seed: Long = DefaultSeed, maxArrivals: Long = CellParams.Unbounded): EcmSketch = {
     SketchException.require(maxArrivals > 0, s"max_arrivals must be positive, got $maxArrivals")
-    SketchException.require(maxArrivals == CellParams.Unbounded || plan.cellKind == CellFamily.DetWaveId,
-      s"max_arrivals applies to 'dwave' cells only, not '${CellFamily.name(plan.cellKind)}'")
+    SketchException.require(maxArrivals == CellParams.Unbounded || Registry.cellKindOrFail(plan.cellKind).takesMaxArrivals,
+      s"max_arrivals applies to ${Registry.cellKinds.filter(_.takesMaxArrivals).map(k => s"'${k.name}'").mkString(", ")} cells only, " +
+        s"not '${CellFamily.name(plan.cellKind)}'")
     val params = EcmParams(spec, plan, seed, maxArrivals)
     new EcmSketch(params, familyFor(params), new Array[WindowCounter](plan.width * plan.depth))
   }
