@@ -1,7 +1,7 @@
 // ecmsketch: sliding-window stream sketches for Spark SQL.
 // The core (ecmsketch.window, ecmsketch.ecm, ecmsketch.hash, ecmsketch.format) has no Spark
 // dependency; ecmsketch.spark adapts it to Catalyst. Spark is Provided and pinned to the same
-// version as the pyspark in requirements (python/pyproject.toml).
+// version as the pyspark in requirements (pyproject.toml).
 
 val sparkVersion = "4.0.1"
 
@@ -17,7 +17,7 @@ lazy val root = (project in file("."))
     Compile / resourceDirectory := baseDirectory.value / "jvm" / "src" / "main" / "resources",
     Test / resourceDirectory := baseDirectory.value / "jvm" / "src" / "test" / "resources",
     javacOptions ++= Seq("--release", "17"),
-    scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-unchecked", "-Xlint:-unused,_"),
+    scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-unchecked", "-Xlint:_"),
     libraryDependencies ++= Seq(
       "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
       "org.scalatest" %% "scalatest" % "3.2.19" % Test,

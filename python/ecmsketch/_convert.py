@@ -18,7 +18,7 @@ from ._units import datetime_micros
 
 _LONG_MIN, _LONG_MAX = -2 ** 63, 2 ** 63 - 1
 
-#: The key types, named as the suffix of PyApi's batch methods (``addLongs``, ``distinctAddBytes``, ...).
+#: The key types, named as the suffix of PyApi's batch methods (``addLongs``, ``addStrings``, ``addBytes``).
 LONGS, STRINGS, BYTES = "Longs", "Strings", "Bytes"
 
 
@@ -289,9 +289,10 @@ def arrivals(max_arrivals: Any) -> int:
     return u
 
 
-def decode(fn_name: str, data: Any) -> Any:
-    """Calls the PyApi decoder ``fn_name`` on serialized bytes."""
-    return call(getattr(_jvm.api(), fn_name), jbytes(as_bytes(data)))
+def decode(kind: str, data: Any) -> Any:
+    """PyApi.decode: serialized bytes of a sketch of the registered kind ``kind`` ('ecm', 'eh',
+    'dwave', 'distinct')."""
+    return call(_jvm.api().decode, kind, jbytes(as_bytes(data)))
 
 
 def jvm_array(jclass: str, items: List[Any]) -> Any:

@@ -68,11 +68,12 @@ class _Sketch:
         return sorted_batch(timestamps, values, self.last_ts)
 
 
-def _merge_all(cls: Any, jclass: str, api_fn: str, sketches: Iterable[Any], what: str) -> Any:
+def _merge_all(cls: Any, kind: str, sketches: Iterable[Any], what: str) -> Any:
+    """PyApi.merge: the cross-site merge of the registered sketch kind ``kind``."""
     items = [s._j if isinstance(s, cls) else cls.from_bytes(s)._j for s in sketches if s is not None]
     if not items:
         raise SketchError(f"merge needs at least one {what}")
-    return cls(call(getattr(_jvm.api(), api_fn), jvm_array(jclass, items)))
+    return cls(call(_jvm.api().merge, kind, jvm_array("ecmsketch.core.WindowSketch", items)))
 
 
 class EcmSketch(_Sketch):
@@ -107,7 +108,7 @@ class EcmSketch(_Sketch):
     @classmethod
     def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "EcmSketch":
         """Decodes (and validates) a serialized ECM-sketch, e.g. a value of an ``ecm_agg`` column."""
-        return cls(decode("decodeEcm", data))
+        return cls(decode("ecm", data))
 
     def add(self, key: Key, ts: TimeLike, value: int = 1) -> None:
         """Adds weight ``value`` for ``key`` at ``ts`` (non-decreasing across calls)."""
@@ -158,7 +159,7 @@ class EcmSketch(_Sketch):
     @staticmethod
     def merge(sketches: Iterable[Union["EcmSketch", bytes, bytearray]]) -> "EcmSketch":
         """Order-preserving n-way merge (one merge level) of sketches or their bytes from many sites."""
-        return _merge_all(EcmSketch, "ecmsketch.ecm.EcmSketch", "mergeEcm", sketches, "sketch")
+        return _merge_all(EcmSketch, "ecm", sketches, "sketch")
 
     def __repr__(self) -> str:
         i = self.info()
@@ -169,10 +170,7 @@ class EcmSketch(_Sketch):
 class _Counter(_Sketch):
     """A sliding-window counter sketch (exponential histogram or deterministic wave)."""
 
-    _decode_fn = ""
-    _add_fn = ""
-    _merge_fn = ""
-    _jclass = ""
+    _kind = ""  # the registered sketch kind ('eh', 'dwave')
 
     def __init__(self, jobj: Any):
         self._j = jobj
@@ -180,7 +178,7 @@ class _Counter(_Sketch):
     @classmethod
     def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> Any:
         """Decodes (and validates) serialized bytes of this kind, e.g. a value of its SQL aggregate."""
-        return cls(decode(cls._decode_fn, data))
+        return cls(decode(cls._kind, data))
 
     def add(self, ts: TimeLike, value: int = 1) -> None:
         """Adds weight ``value`` at ``ts`` (non-decreasing across calls)."""
@@ -192,7 +190,7 @@ class _Counter(_Sketch):
     def add_many(self, timestamps: Any, values: Any = None) -> None:
         """Adds a batch in any order (sorted here; must not precede the last timestamp)."""
         _, ts, vs = self._sorted_batch(timestamps, values)
-        call(getattr(_jvm.api(), self._add_fn), self._j, longs(ts), None if vs is None else longs(vs))
+        call(_jvm.api().addMany, self._j, longs(ts), None if vs is None else longs(vs))
 
     def count(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
         """Estimated weight in ``(now - range, now]``, within ``error_bound`` relative error."""
@@ -202,14 +200,14 @@ class _Counter(_Sketch):
     @classmethod
     def merge(cls, sketches: Iterable[Any]) -> Any:
         """Order-preserving n-way merge of sketches of this kind or their bytes (time-based windows only)."""
-        return _merge_all(cls, cls._jclass, cls._merge_fn, sketches, cls.__name__)
+        return _merge_all(cls, cls._kind, sketches, cls.__name__)
 
 
 class ExpHistogram(_Counter):
     """An exponential histogram: counts arrivals (or sums weights) over a sliding window with a
     deterministic relative error bound."""
 
-    _decode_fn, _add_fn, _merge_fn, _jclass = "decodeEh", "ehAddMany", "mergeEh", "ecmsketch.window.EhSketch"
+    _kind = "eh"
 
     @classmethod
     def create(cls, epsilon: float = 0.05, window: Optional[RangeLike] = None, *, window_type: str = "time",
@@ -230,7 +228,7 @@ class DetWave(_Counter):
     """A deterministic wave: counts arrivals (or, with values, sums them: the sum wave) over a
     sliding window with a deterministic relative error bound and O(1) worst-case time per update."""
 
-    _decode_fn, _add_fn, _merge_fn, _jclass = "decodeDw", "dwAddMany", "mergeDw", "ecmsketch.dwave.DwSketch"
+    _kind = "dwave"
 
     @classmethod
     def create(cls, epsilon: float = 0.05, window: Optional[RangeLike] = None, *, window_type: str = "time",
@@ -273,7 +271,7 @@ class DistinctSketch(_Sketch):
     @classmethod
     def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "DistinctSketch":
         """Decodes (and validates) a serialized sketch, e.g. a value of a ``distinct_agg`` column."""
-        return cls(decode("decodeDistinct", data))
+        return cls(decode("distinct", data))
 
     def add(self, value: Key, ts: TimeLike) -> None:
         """Records an occurrence of ``value`` (str, bytes or int) at ``ts`` (non-decreasing)."""
@@ -288,7 +286,7 @@ class DistinctSketch(_Sketch):
         if len(vals) != len(timestamps):
             raise SketchError(f"values and timestamps differ in length: {len(vals)} vs {len(timestamps)}")
         order, ts, _ = self._sorted_batch(timestamps, None)
-        call(getattr(_jvm.api(), "distinctAdd" + vals.kind), self._j, vals.jvm(order), longs(ts))
+        call(getattr(_jvm.api(), "add" + vals.kind), self._j, vals.jvm(order), longs(ts), None)
 
     def count(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
         """Estimated number of distinct values seen in ``(now - range, now]``."""
@@ -298,7 +296,7 @@ class DistinctSketch(_Sketch):
     @staticmethod
     def merge(sketches: Iterable[Union["DistinctSketch", bytes, bytearray]]) -> "DistinctSketch":
         """Lossless merge of sketches (or their bytes) with equal epsilon, delta and seed."""
-        return _merge_all(DistinctSketch, "ecmsketch.rwave.DistinctSketch", "mergeDistinct", sketches, "sketch")
+        return _merge_all(DistinctSketch, "distinct", sketches, "sketch")
 
     def __repr__(self) -> str:
         i = self.info()

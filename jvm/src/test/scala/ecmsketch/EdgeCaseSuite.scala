@@ -2,7 +2,8 @@ package ecmsketch
 
 import org.scalatest.funsuite.AnyFunSuite
 import ecmsketch.ecm.{EcmSketch, QueryKind}
-import ecmsketch.format.{ByteWriter, SketchCodec}
+import ecmsketch.core.{ByteWriter, SketchException, WindowSpec}
+import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.{Ingest, SketchOps}
 import ecmsketch.window.{EhConfig, EhSketch, ExpHistogram}
 

@@ -8,7 +8,8 @@ import ecmsketch.dwave.{DetWave, DwConfig, DwSketch}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.rwave.{DistinctSketch, RandWave, RwConfig}
-import ecmsketch.window.{CellFamily, EhSketch}
+import ecmsketch.core.{CellFamily, SketchException, WindowSketch, WindowSpec}
+import ecmsketch.window.EhSketch
 
 /** Laws that hold for every input, checked on generated small streams (ScalaCheck).
   *

@@ -1,8 +1,8 @@
 package ecmsketch.api
 
-import ecmsketch.{SketchDescription, SketchException, WindowSketch, WindowSpec}
+import ecmsketch.core.{CellParams, Codec, CounterSketch, KeyedSketch, Registry, SketchDescription, SketchException,
+  SketchKind, WindowSketch, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
-import ecmsketch.format.SketchCodec
 import ecmsketch.dwave.DwSketch
 import ecmsketch.rwave.DistinctSketch
 import ecmsketch.window.EhSketch
@@ -14,11 +14,6 @@ import ecmsketch.window.EhSketch
 object PyApi {
   def spec(countWindow: Boolean, tsMicros: Boolean, window: Long): WindowSpec = WindowSpec(countWindow, tsMicros, window)
 
-  def ecmCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, delta: Double,
-                optimizeFor: String, mergeLevels: Int, seed: Long): EcmSketch =
-    EcmSketch.create(spec(countWindow, tsMicros, window),
-      Planner.plan(epsilon, delta, QueryKind.fromName(optimizeFor), mergeLevels), seed)
-
   /** An ECM-sketch with cells 'eh', 'dwave' or 'rwave'; maxArrivals <= 0 means unbounded. */
   def ecmCreateCell(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, delta: Double,
                     optimizeFor: String, mergeLevels: Int, seed: Long, cell: String, maxArrivals: Long): EcmSketch = {
@@ -27,7 +22,7 @@ object PyApi {
       Planner.plan(epsilon, delta, QueryKind.fromName(optimizeFor), mergeLevels, kind), seed, arrivals(maxArrivals))
   }
 
-  private def arrivals(u: Long): Long = if (u <= 0) ecmsketch.dwave.DwConfig.Unbounded else u
+  private def arrivals(u: Long): Long = if (u <= 0) CellParams.Unbounded else u
 
   def dwCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, mergeLevels: Int,
                maxArrivals: Long): DwSketch =
@@ -45,67 +40,43 @@ object PyApi {
     SketchException.require(vs == null || vs.length == n, s"keys and values differ in length: $n vs ${vs.length}")
   }
 
-  // Batches of rows (parallel arrays, sorted by timestamp; vs = null means weight 1): ECM-sketches
-  // by key type, the stand-alone counters, and distinct-count sketches by value type.
-  def addLongs(s: EcmSketch, keys: Array[Long], ts: Array[Long], vs: Array[Long]): Unit = {
+  // Batches of rows (parallel arrays, sorted by timestamp; vs = null means weight 1): keyed sketches
+  // (ECM-sketches, distinct-count sketches) by key type, and the stand-alone counters.
+  def addLongs(s: KeyedSketch, keys: Array[Long], ts: Array[Long], vs: Array[Long]): Unit = {
     checkBatch(keys.length, ts, vs)
     var i = 0
-    while (i < keys.length) { s.add(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+    while (i < keys.length) { s.addKey(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
   }
 
-  def addStrings(s: EcmSketch, keys: Array[String], ts: Array[Long], vs: Array[Long]): Unit = {
+  def addStrings(s: KeyedSketch, keys: Array[String], ts: Array[Long], vs: Array[Long]): Unit = {
     checkBatch(keys.length, ts, vs)
     var i = 0
-    while (i < keys.length) { s.add(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+    while (i < keys.length) { s.addKey(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
   }
 
-  def addBytes(s: EcmSketch, keys: Array[Array[Byte]], ts: Array[Long], vs: Array[Long]): Unit = {
+  def addBytes(s: KeyedSketch, keys: Array[Array[Byte]], ts: Array[Long], vs: Array[Long]): Unit = {
     checkBatch(keys.length, ts, vs)
     var i = 0
-    while (i < keys.length) { s.add(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+    while (i < keys.length) { s.addKey(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
   }
 
-  def ehAddMany(s: EhSketch, ts: Array[Long], vs: Array[Long]): Unit = {
+  def addMany(s: CounterSketch, ts: Array[Long], vs: Array[Long]): Unit = {
     checkBatch(ts.length, ts, vs)
     var i = 0
     while (i < ts.length) { s.add(ts(i), if (vs == null) 1L else vs(i)); i += 1 }
-  }
-
-  def dwAddMany(s: DwSketch, ts: Array[Long], vs: Array[Long]): Unit = {
-    checkBatch(ts.length, ts, vs)
-    var i = 0
-    while (i < ts.length) { s.add(ts(i), if (vs == null) 1L else vs(i)); i += 1 }
-  }
-
-  def distinctAddLongs(s: DistinctSketch, values: Array[Long], ts: Array[Long]): Unit = {
-    checkBatch(values.length, ts, null)
-    var i = 0
-    while (i < values.length) { s.add(values(i), ts(i)); i += 1 }
-  }
-
-  def distinctAddStrings(s: DistinctSketch, values: Array[String], ts: Array[Long]): Unit = {
-    checkBatch(values.length, ts, null)
-    var i = 0
-    while (i < values.length) { s.add(values(i), ts(i)); i += 1 }
-  }
-
-  def distinctAddBytes(s: DistinctSketch, values: Array[Array[Byte]], ts: Array[Long]): Unit = {
-    checkBatch(values.length, ts, null)
-    var i = 0
-    while (i < values.length) { s.add(values(i), ts(i)); i += 1 }
   }
 
   // Bytes (docs/FORMAT.md) and merges, as the SQL functions do them.
-  def encode(s: WindowSketch): Array[Byte] = SketchCodec.encodeAny(s)
+  def encode(s: WindowSketch): Array[Byte] = Codec.encodeAny(s)
 
-  def decodeEcm(b: Array[Byte]): EcmSketch = SketchCodec.decodeEcm(b)
-  def decodeEh(b: Array[Byte]): EhSketch = SketchCodec.decodeEh(b)
-  def mergeEcm(xs: Array[EcmSketch]): EcmSketch = EcmSketch.merge(xs.toSeq)
-  def mergeEh(xs: Array[EhSketch]): EhSketch = EhSketch.merge(xs.toSeq)
-  def decodeDw(b: Array[Byte]): DwSketch = SketchCodec.decodeDw(b)
-  def decodeDistinct(b: Array[Byte]): DistinctSketch = SketchCodec.decodeDistinct(b)
-  def mergeDw(xs: Array[DwSketch]): DwSketch = DwSketch.merge(xs.toSeq)
-  def mergeDistinct(xs: Array[DistinctSketch]): DistinctSketch = DistinctSketch.merge(xs.toSeq)
+  /** Decodes a sketch that must be of the registered kind `kind` ('ecm', 'eh', 'dwave', 'distinct'). */
+  def decode(kind: String, b: Array[Byte]): WindowSketch = Codec.decodeAs(Registry.sketchKindNamed(kind), b)
+
+  /** Cross-site n-way merge of sketches of the registered kind `kind`. */
+  def merge(kind: String, xs: Array[WindowSketch]): WindowSketch = mergeAs(Registry.sketchKindNamed(kind), xs.toSeq)
+
+  private def mergeAs[S <: WindowSketch](k: SketchKind[S], xs: Seq[WindowSketch]): S =
+    k.merge(xs.map(x => k.cast(x).getOrElse(throw new SketchException(s"expected ${k.describe}, got ${Registry.describe(x)}"))))
 
   /** Keys of [[info]] in display order. */
   def infoFields(): Array[String] = SketchDescription.fields.toArray

@@ -1,7 +1,6 @@
 package ecmsketch.dwave
 
-import ecmsketch.SketchException
-import ecmsketch.window.{ExpHistogram, WindowCounter}
+import ecmsketch.core.{SketchException, WindowCounter, Windows}
 
 /** Parameters of a deterministic wave (Gibbons & Tirthapura §3.3-3.5; ALGORITHMS.md §3).
   *
@@ -138,6 +137,7 @@ final class DetWave(val config: DwConfig) extends WindowCounter {
   def isEmpty: Boolean = count == 0 && !hasRh
   def lastTs: Long = _lastTs
   def total: Long = _total
+  def heldWeight: Long = _total
   def overflowTs: Long = _overflowTs
   def itemCount: Int = count
   /** Node slots allocated (memory is proportional to the items held, at most config.maxItems). */
@@ -394,8 +394,8 @@ final class DetWave(val config: DwConfig) extends WindowCounter {
 
   /** Estimate for the range (now - r, now]; r in [0, N], now >= last timestamp. */
   def estimate(range: Long, now: Long): Double = {
-    ExpHistogram.checkQuery(config.window, range, now, _lastTs)
-    if (range == 0) 0.0 else estimateFrom(ExpHistogram.lowerBound(now, range))
+    Windows.checkQuery(config.window, range, now, _lastTs)
+    if (range == 0) 0.0 else estimateFrom(Windows.lowerBound(now, range))
   }
 
   // ---------------------------------------------------------------- chain walk (merge, encoding)
@@ -634,7 +634,7 @@ object DetWave {
             }
           }
           runStarts(r) = n
-          val (sts, sws) = ExpHistogram.mergeSortedRuns(ts, ws, runStarts, r, n)
+          val (sts, sws) = Windows.mergeSortedRuns(ts, ws, runStarts, r, n)
           var i = 0
           while (i < n) {
             val t = sts(i); var w = sws(i); i += 1

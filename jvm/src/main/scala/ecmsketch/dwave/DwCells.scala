@@ -1,8 +1,6 @@
 package ecmsketch.dwave
 
-import ecmsketch.SketchException
-import ecmsketch.format.{ByteReader, ByteWriter}
-import ecmsketch.window.{CellFamily, WindowCounter}
+import ecmsketch.core.{Bounds, ByteReader, ByteWriter, CellFamily, SketchException, WindowCounter}
 
 /** Deterministic-wave cells (cell kind 2). The cell encoding is documented in docs/dwave.md
   * ("Deterministic-wave cell"); max_arrivals is not part of the cell (it is in the header).
@@ -30,7 +28,7 @@ final class DwCells(val config: DwConfig) extends CellFamily {
     }
   }
 
-  def errorBound(depth: Int): Double = StrictMath.pow(1.0 + config.epsilon, depth + 1.0) - 1.0
+  def errorBound(depth: Int): Double = Bounds.compound(config.epsilon, depth)
 
   def write(c: WindowCounter, out: ByteWriter, base: Long): Unit = c match {
     case null => out.putVarLong(0)

@@ -1,7 +1,6 @@
 package ecmsketch.dwave
 
-import ecmsketch.{CounterSketch, SketchException, WindowSketch, WindowSpec}
-import ecmsketch.window.WindowCounter
+import ecmsketch.core.{CounterSketch, SketchException, WindowCounter, WindowSketch, WindowSpec}
 
 /** A stand-alone deterministic wave with a plan and a certified bound ([[CounterSketch]]). Its
   * `count` throws a SketchException naming max_arrivals when the range reaches a stretch where more

@@ -3,44 +3,15 @@ package ecmsketch.ecm
 import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCharsets}
 import java.nio.ByteBuffer
 
-import ecmsketch.{SketchException, WindowSketch, WindowSpec}
+import ecmsketch.core.{ByteReader, CellFamily, CellParams, KeyType, KeyedSketch, Registry, SketchException, SketchHeader, WindowCounter,
+  WindowSketch, WindowSpec}
 import ecmsketch.hash.Hashing
-import ecmsketch.dwave.{DwCells, DwConfig}
-import ecmsketch.rwave.{RwCells, RwConfig}
-import ecmsketch.window.{CellFamily, EhCells, EhConfig, WindowCounter}
-
-/** The type of the keys a sketch was built from; queries with another type are cast losslessly or refused. */
-object KeyType {
-  final val Unset = 0
-  final val Long = 1
-  final val String = 2
-  final val Binary = 3
-  def name(t: Int): String = t match {
-    case Unset => "none"
-    case Long => "bigint"
-    case String => "string"
-    case Binary => "binary"
-    case other => s"unknown($other)"
-  }
-
-  /** The type after adding a key of type `t` to a sketch of type `current`; a different type is refused. */
-  def record(current: Int, t: Int): Int =
-    if (current == t || current == Unset) t
-    else throw new SketchException(s"this sketch holds ${name(current)} keys; cannot add a ${name(t)} key")
-
-  /** The key type of a merge of sketches of types `types` (unset ones adopt the others'). */
-  def merged(types: Seq[Int], what: String): Int = types.foldLeft(Unset) { (acc, t) =>
-    if (t == Unset || t == acc) acc
-    else if (acc == Unset) t
-    else throw new SketchException(s"cannot merge $what with ${name(acc)} keys and ${name(t)} keys")
-  }
-}
 
 /** Parameters of an ECM-sketch (all of them go into the binary header).
   * @param maxArrivals U of deterministic-wave cells (an upper bound on the weight in any window);
-  *                    DwConfig.Unbounded otherwise
+  *                    CellParams.Unbounded otherwise
   */
-final case class EcmParams(spec: WindowSpec, plan: EcmPlan, seed: Long, maxArrivals: Long = DwConfig.Unbounded) {
+final case class EcmParams(spec: WindowSpec, plan: EcmPlan, seed: Long, maxArrivals: Long = CellParams.Unbounded) {
   def width: Int = plan.width
   def depth: Int = plan.depth
   def cellKind: Int = plan.cellKind
@@ -56,7 +27,7 @@ final case class EcmParams(spec: WindowSpec, plan: EcmPlan, seed: Long, maxArriv
   *  - total:  |est - A| <= e * A (deterministic).
   */
 final class EcmSketch private (val params: EcmParams, val family: CellFamily,
-                               private[ecmsketch] val cells: Array[WindowCounter]) extends WindowSketch {
+                               private[ecmsketch] val cells: Array[WindowCounter]) extends WindowSketch with KeyedSketch {
   import EcmSketch._
 
   private val coeffs = Hashing.rowCoefficients(params.seed, params.depth)
@@ -74,7 +45,7 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
   def keyType: Int = _keyType
   def cellKind: Int = params.cellKind
   def cellName: String = CellFamily.name(params.cellKind)
-  /** max_arrivals of deterministic-wave cells (DwConfig.Unbounded for other cells or when not given). */
+  /** max_arrivals of deterministic-wave cells (CellParams.Unbounded for other cells or when not given). */
   def maxArrivals: Long = params.maxArrivals
 
   /** The cell error at the current merge depth (randomized-wave merges are lossless). */
@@ -191,6 +162,10 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
     SketchException.require(key != null, "key must not be null")
     setKeyType(KeyType.Binary); addFingerprint(Hashing.fingerprintBytes(key), ts, v)
   }
+
+  def addKey(key: Long, ts: Long, v: Long): Unit = add(key, ts, v)
+  def addKey(key: String, ts: Long, v: Long): Unit = add(key, ts, v)
+  def addKey(key: Array[Byte], ts: Long, v: Long): Unit = add(key, ts, v)
 
   /** Records the key type on first use; a different type later is refused. */
   def setKeyType(t: Int): Unit = if (_keyType != t) _keyType = KeyType.record(_keyType, t)
@@ -389,12 +364,13 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
 
 object EcmSketch {
   /** Default hash seed: identical on every site unless the user picks another. */
-  final val DefaultSeed: Long = 0x5EED5EEDL
+  final val DefaultSeed: Long = Hashing.DefaultSeed
 
-  def create(spec: WindowSpec, plan: EcmPlan, seed: Long = DefaultSeed, maxArrivals: Long = DwConfig.Unbounded): EcmSketch = {
+  def create(spec: WindowSpec, plan: EcmPlan, seed: Long = DefaultSeed, maxArrivals: Long = CellParams.Unbounded): EcmSketch = {
     SketchException.require(maxArrivals > 0, s"max_arrivals must be positive, got $maxArrivals")
-    SketchException.require(maxArrivals == DwConfig.Unbounded || plan.cellKind == CellFamily.DetWaveId,
-      s"max_arrivals applies to 'dwave' cells only, not '${CellFamily.name(plan.cellKind)}'")
+    SketchException.require(maxArrivals == CellParams.Unbounded || Registry.cellKindOrFail(plan.cellKind).takesMaxArrivals,
+      s"max_arrivals applies to ${Registry.cellKinds.filter(_.takesMaxArrivals).map(k => s"'${k.name}'").mkString(", ")} cells only, " +
+        s"not '${CellFamily.name(plan.cellKind)}'")
     val params = EcmParams(spec, plan, seed, maxArrivals)
     new EcmSketch(params, familyFor(params), new Array[WindowCounter](plan.width * plan.depth))
   }
@@ -403,15 +379,48 @@ object EcmSketch {
   def create(spec: WindowSpec, epsilon: Double, delta: Double, kind: QueryKind, levels: Int, seed: Long): EcmSketch =
     create(spec, Planner.plan(epsilon, delta, kind, levels), seed)
 
-  private[ecmsketch] def familyFor(p: EcmParams): CellFamily = p.cellKind match {
-    case CellFamily.ExpHistogramId => new EhCells(EhConfig(p.plan.cellEpsilon, p.spec.window))
-    case CellFamily.DetWaveId => new DwCells(DwConfig(p.plan.cellEpsilon, p.spec.window, p.maxArrivals))
-    case CellFamily.RandWaveId => new RwCells(RwConfig(p.plan.cellEpsilon, p.plan.cellDelta, p.spec.window, p.seed))
-    case other => throw new SketchException(s"corrupt sketch: unknown cell kind $other")
-  }
+  /** The cell family of the plan's cell kind, from the cell-kind registry. */
+  private[ecmsketch] def familyFor(p: EcmParams): CellFamily =
+    Registry.cellKindOrFail(p.cellKind).family(
+      CellParams(p.plan.cellEpsilon, p.spec.window, p.seed, p.plan.cellDelta, p.maxArrivals))
 
   private[ecmsketch] def restore(params: EcmParams, cells: Array[WindowCounter]): EcmSketch =
     new EcmSketch(params, familyFor(params), cells)
+
+  /** Reads the width x depth cells of a sketch with `params` (EcmKind.decodeBody), checking them
+    * against the header `c`.
+    */
+  private[ecm] def decodeCells(params: EcmParams, keyType: Int, in: ByteReader, c: SketchHeader): EcmSketch = {
+    val family = familyFor(params)
+    val width = params.width; val depth = params.depth
+    val n = width * depth
+    val cells = new Array[WindowCounter](n)
+    var i = 0
+    while (i < n) {
+      val cell = family.read(in, c.firstTs, c.lastTs)
+      c.checkEmptyCell(cell)
+      cells(i) = cell
+      i += 1
+    }
+    in.expectEnd()
+    // each row counts every row of the stream once: its cells together cannot hold more than the total weight
+    var j = 0
+    while (j < depth) {
+      var rowWeight = 0L
+      i = 0
+      while (i < width) {
+        val w = SketchHeader.weight(cells(j * width + i))
+        rowWeight = if (w > Long.MaxValue - rowWeight) Long.MaxValue else rowWeight + w
+        i += 1
+      }
+      if (rowWeight > c.count)
+        throw new SketchException(s"corrupt sketch: the cells of row $j hold weight $rowWeight, more than the total weight ${c.count}")
+      j += 1
+    }
+    val s = new EcmSketch(params, family, cells)
+    s._keyType = keyType
+    s
+  }
 
   /** Order-preserving n-way merge of sketches from many sites (ECM §5.3): cell-wise merge, one level
     * of depth for all inputs. Parameters and seed must be equal; count-based sketches are refused.
@@ -447,7 +456,8 @@ object EcmSketch {
         val withRows = sketches.filter(!_.isEmpty)
         (if (withRows.nonEmpty) withRows else sketches).maxBy(_.params.maxArrivals)
       }.params
-      else first.params.copy(maxArrivals = DwConfig.mergedArrivals(contributing.map(_.params.maxArrivals), sameStream))
+      else first.params.copy(maxArrivals =
+        Registry.cellKindOrFail(first.cellKind).mergedArrivals(contributing.map(_.params.maxArrivals), sameStream))
     val family = if (outParams == first.params) first.family else familyFor(outParams)
     var i = 0
     if (contributing.size == 1 || sketches.size == 1) {

@@ -1,7 +1,6 @@
 package ecmsketch.ecm
 
-import ecmsketch.SketchException
-import ecmsketch.window.CellFamily
+import ecmsketch.core.{Bounds, CellFamily, Registry, SketchException}
 
 /** The query kind a sketch's parameters are optimized for. */
 sealed abstract class QueryKind(val id: Int, val name: String)
@@ -32,51 +31,35 @@ final case class EcmPlan(epsilon: Double, delta: Double, kind: QueryKind, levels
                          cellEpsilon: Double, cmEpsilon: Double, width: Int, depth: Int,
                          cellKind: Int = CellFamily.ExpHistogramId, cellDelta: Double = 0.0) {
   /** Whether the cells are deterministic (EH, deterministic wave): only those carry inner-product guarantees. */
-  def deterministicCells: Boolean = cellKind != CellFamily.RandWaveId
+  def deterministicCells: Boolean = Registry.cellKind(cellKind).forall(_.deterministic)
 }
 
 object Planner {
   final val MaxWidth = 1 << 20
   final val MaxDepth = 32
   final val MaxCells = 1 << 22
-  final val MaxLevels = 64
+  final val MaxLevels = Bounds.MaxLevels
 
-  def checkEpsilon(epsilon: Double): Unit =
-    SketchException.require(!epsilon.isNaN && epsilon >= 0.001 && epsilon < 1.0,
-      s"epsilon must be in [0.001, 1), got $epsilon")
+  def checkEpsilon(epsilon: Double): Unit = Bounds.checkEpsilon(epsilon)
 
-  def checkLevels(levels: Int): Unit =
-    SketchException.require(levels >= 0 && levels <= MaxLevels, s"merge_levels must be in [0, $MaxLevels], got $levels")
+  def checkLevels(levels: Int): Unit = Bounds.checkLevels(levels)
 
   /** Cell epsilon such that a cell merged `levels` times has error at most `target`. */
-  def cellEpsilonFor(target: Double, levels: Int): Double = {
-    checkLevels(levels)
-    StrictMath.pow(1.0 + target, 1.0 / (levels + 1)) - 1.0
-  }
+  def cellEpsilonFor(target: Double, levels: Int): Double = Bounds.cellEpsilonFor(target, levels)
 
-  /** The largest value <= x (stepping down by ulps) that satisfies ok. */
-  private def fitDown(x: Double, ok: Double => Boolean): Double = {
-    var c = x; var i = 0
-    while (!ok(c) && i < 100000) { c = Math.nextDown(c); i += 1 }
-    c
-  }
+  private def fitDown(x: Double, ok: Double => Boolean): Double = Bounds.fitDown(x, ok)
 
   /** The bound a sketch with these parameters reports at merge depth `depth` (see EcmSketch). */
   def boundAt(kind: QueryKind, cellEps: Double, depth: Int, epsCm: Double): Double = {
-    val e = StrictMath.pow(1.0 + cellEps, depth + 1.0) - 1.0
+    val e = Bounds.compound(cellEps, depth)
     kind match {
       case QueryKind.Point => math.max(e, (1 + e) * epsCm)
       case QueryKind.InnerProduct => val p = (1 + e) * (1 + e) - 1; math.max(p, (1 + p) * epsCm)
     }
   }
 
-  /** Cell kind from its SQL/Python name: 'eh', 'dwave' or 'rwave'. */
-  def cellKind(name: String): Int = name.trim.toLowerCase match {
-    case "eh" => CellFamily.ExpHistogramId
-    case "dwave" => CellFamily.DetWaveId
-    case "rwave" => CellFamily.RandWaveId
-    case other => throw new SketchException(s"cell must be 'eh', 'dwave' or 'rwave', got '$other'")
-  }
+  /** Cell kind from its SQL/Python name ('eh', 'dwave' or 'rwave': the registered cell kinds). */
+  def cellKind(name: String): Int = Registry.cellKindNamed(name).id
 
   /** Plans a sketch with cells of `cellKind`. Deterministic cells (EH, deterministic waves) use
     * [[plan]]. Randomized-wave cells use the journal's split for randomized cells ([ECM-J] after
@@ -86,23 +69,23 @@ object Planner {
     * delta_sw; a union bound over the d cells is needed). Randomized cells give no inner-product
     * guarantee ([ECM] §7.2), so optimize_for => 'inner_product' is refused for them.
     */
-  def plan(epsilon: Double, delta: Double, kind: QueryKind, levels: Int, cellKind: Int): EcmPlan = cellKind match {
-    case CellFamily.ExpHistogramId | CellFamily.DetWaveId => plan(epsilon, delta, kind, levels).copy(cellKind = cellKind)
-    case CellFamily.RandWaveId =>
+  def plan(epsilon: Double, delta: Double, kind: QueryKind, levels: Int, cellKind: Int): EcmPlan = Registry.cellKind(cellKind) match {
+    case Some(ck) if ck.deterministic => plan(epsilon, delta, kind, levels).copy(cellKind = cellKind)
+    case Some(ck) =>
       checkEpsilon(epsilon)
       SketchException.require(!delta.isNaN && delta > 0.0 && delta < 1.0, s"delta must be in (0, 1), got $delta")
       checkLevels(levels)
       SketchException.require(kind == QueryKind.Point,
         "optimize_for => 'inner_product' needs deterministic cells ('eh' or 'dwave'): randomized-wave cells carry no inner-product guarantee (ECM-sketch §7.2)")
-      SketchException.require(epsilon >= ecmsketch.rwave.RwConfig.MinEpsilon,
-        s"epsilon must be at least ${ecmsketch.rwave.RwConfig.MinEpsilon} for 'rwave' cells (their queues hold 36/epsilon^2 items per level), got $epsilon")
+      SketchException.require(epsilon >= ck.minCellEpsilon,
+        s"epsilon must be at least ${ck.minCellEpsilon} for '${ck.name}' cells (their queues hold 36/epsilon^2 items per level), got $epsilon")
       val epsCm = fitDown(epsilon / (1.0 + epsilon), c => (1.0 + epsilon) * c <= epsilon)
       val width = math.ceil(math.E / epsCm - 1e-9).toInt
       val depth = math.max(1, math.ceil(math.log(2.0 / delta) - 1e-9).toInt)
       SketchException.require(width <= MaxWidth && depth <= MaxDepth && width.toLong * depth <= MaxCells,
         s"epsilon $epsilon / delta $delta need a ${width}x$depth array, more than the supported $MaxCells cells")
       EcmPlan(epsilon, delta, kind, levels, epsilon, epsCm, width, depth, cellKind, delta / (2.0 * depth))
-    case other => throw new SketchException(s"unknown cell kind $other")
+    case None => throw new SketchException(s"unknown cell kind $cellKind")
   }
 
   def plan(epsilon: Double, delta: Double, kind: QueryKind, levels: Int): EcmPlan = {
@@ -116,8 +99,8 @@ object Planner {
     val epsCm = fitDown(epsilon / (1.0 + epsilon), c => (1.0 + epsilon) * c <= epsilon)
     // nudge by ulps so that the bound reported at the planned depth is <= epsilon in floating point
     val cellEps = fitDown(cellEpsilonFor(eSw, levels), c => boundAt(kind, c, levels, epsCm) <= epsilon)
-    SketchException.require(cellEps >= ecmsketch.window.EhConfig.MinEpsilon,
-      s"epsilon $epsilon with $levels merge levels needs cell epsilon $cellEps, below the supported ${ecmsketch.window.EhConfig.MinEpsilon}")
+    SketchException.require(cellEps >= Bounds.MinCellEpsilon,
+      s"epsilon $epsilon with $levels merge levels needs cell epsilon $cellEps, below the supported ${Bounds.MinCellEpsilon}")
     val width = math.ceil(math.E / epsCm - 1e-9).toInt
     val depth = math.max(1, math.ceil(math.log(1.0 / delta) - 1e-9).toInt)
     SketchException.require(width <= MaxWidth && depth <= MaxDepth && width.toLong * depth <= MaxCells,

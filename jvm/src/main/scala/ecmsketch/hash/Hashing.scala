@@ -12,6 +12,9 @@ import java.nio.charset.StandardCharsets
   * probability about 2^-61.
   */
 object Hashing {
+  /** Default hash seed of every keyed sketch kind: identical on every site unless the user picks another. */
+  final val DefaultSeed: Long = 0x5EED5EEDL
+
   final val MersenneP: Long = (1L << 61) - 1
 
   private final val P1 = 0x9E3779B185EBCA87L

@@ -2,12 +2,11 @@ package ecmsketch.ingest
 
 import scala.collection.mutable.ArrayBuffer
 
-import ecmsketch.{CounterSketch, SketchException, WindowSketch}
-import ecmsketch.ecm.EcmSketch
-import ecmsketch.format.{ByteReader, ByteWriter, SketchCodec}
-import ecmsketch.dwave.DwSketch
-import ecmsketch.rwave.DistinctSketch
-import ecmsketch.window.EhSketch
+import ecmsketch.core.{Bundle, ByteReader, Codec, CounterSketch, SketchException, SketchKind, WindowSketch}
+import ecmsketch.dwave.{DwKind, DwSketch}
+import ecmsketch.ecm.{EcmKind, EcmSketch}
+import ecmsketch.rwave.{DistinctKind, DistinctSketch}
+import ecmsketch.window.{EhKind, EhSketch}
 
 /** How the ingest layer creates, feeds, merges and encodes one kind of sketch. */
 trait SketchOps[S <: WindowSketch] extends Serializable {
@@ -31,9 +30,9 @@ object SketchOps {
     def add(s: EcmSketch, fp: Long, ts: Long, v: Long): Unit = s.addFingerprint(fp, ts, v)
     override def addSorted(s: EcmSketch, fps: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit =
       s.addSortedBatch(fps, ts, vs, from, until)
-    def merge(xs: Seq[EcmSketch]): EcmSketch = EcmSketch.mergeUnchecked(xs)
-    def encode(s: EcmSketch): Array[Byte] = SketchCodec.encode(s)
-    def decode(b: Array[Byte]): EcmSketch = SketchCodec.decodeEcm(b)
+    def merge(xs: Seq[EcmSketch]): EcmSketch = EcmKind.mergeSameStream(xs)
+    def encode(s: EcmSketch): Array[Byte] = Codec.encode(EcmKind, s)
+    def decode(b: Array[Byte]): EcmSketch = Codec.decodeAs(EcmKind, b)
   }
 
   /** Distinct-count sketches: `fp` is the value's fingerprint; every row has weight 1. */
@@ -43,25 +42,22 @@ object SketchOps {
     /** Only the last occurrence of a value in a sorted batch changes the state (docs/rwave.md). */
     override def addSorted(s: DistinctSketch, fps: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit =
       s.addSortedBatch(fps, ts, from, until)
-    def merge(xs: Seq[DistinctSketch]): DistinctSketch = DistinctSketch.mergeUnchecked(xs)
-    def encode(s: DistinctSketch): Array[Byte] = SketchCodec.encode(s)
-    def decode(b: Array[Byte]): DistinctSketch = SketchCodec.decodeDistinct(b)
+    def merge(xs: Seq[DistinctSketch]): DistinctSketch = DistinctKind.mergeSameStream(xs)
+    def encode(s: DistinctSketch): Array[Byte] = Codec.encode(DistinctKind, s)
+    def decode(b: Array[Byte]): DistinctSketch = Codec.decodeAs(DistinctKind, b)
   }
 
-  /** Stand-alone counters (exponential histogram, deterministic wave): the key is ignored. */
-  final class Counter[S <: CounterSketch](factory: () => S, mergeFn: Seq[S] => S, decodeFn: Array[Byte] => S)
-      extends SketchOps[S] {
+  /** Stand-alone counters (exponential histogram, deterministic wave) of kind `kind`: the key is ignored. */
+  final class Counter[S <: CounterSketch](factory: () => S, kind: SketchKind[S]) extends SketchOps[S] {
     def create(): S = factory()
     def add(s: S, fp: Long, ts: Long, v: Long): Unit = s.add(ts, v)
-    def merge(xs: Seq[S]): S = mergeFn(xs)
-    def encode(s: S): Array[Byte] = SketchCodec.encodeAny(s)
-    def decode(b: Array[Byte]): S = decodeFn(b)
+    def merge(xs: Seq[S]): S = kind.mergeSameStream(xs)
+    def encode(s: S): Array[Byte] = Codec.encode(kind, s)
+    def decode(b: Array[Byte]): S = Codec.decodeAs(kind, b)
   }
 
-  def eh(factory: () => EhSketch): Counter[EhSketch] =
-    new Counter(factory, EhSketch.mergeUnchecked, SketchCodec.decodeEh)
-  def dw(factory: () => DwSketch): Counter[DwSketch] =
-    new Counter(factory, DwSketch.mergeUnchecked, SketchCodec.decodeDw)
+  def eh(factory: () => EhSketch): Counter[EhSketch] = new Counter(factory, EhKind)
+  def dw(factory: () => DwSketch): Counter[DwSketch] = new Counter(factory, DwKind)
 }
 
 /** Builds a sketch from rows in any order (docs/DESIGN.md, "Rows in any order").
@@ -221,9 +217,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
     // e.g. by a growing window frame, and must not change the runs
     val s = if (all.isEmpty) ops.create() else ops.merge(all)
     if (_droppedWeight > 0 || _droppedMinTs != Long.MaxValue) {
-      if (Long.MaxValue - s._count < _droppedWeight) throw new SketchException("total weight overflows 2^63 - 1")
-      s._count += _droppedWeight
-      if (_droppedMinTs < s._firstTs) s._firstTs = _droppedMinTs
+      s.withDroppedRows(_droppedWeight, _droppedMinTs)
     }
     s
   }
@@ -235,17 +229,12 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
     // aggregate's own runs and the runs it took over would exceed it, the latter are merged first
     val local = (if (main == null) 0 else 1) + runs.size
     if (foreign.size > 1 && local + foreign.size > MaxForeign + 1) mergeForeign()
-    val parts = runBytes()
-    val out = new ByteWriter(16 + parts.map(_.length + 5).sum)
-    out.putBytes(BundleMagic)
-    out.putByte(1)
-    out.putVarLong(parts.size)
-    parts.foreach { p => out.putVarLong(p.length); out.putBytes(p) }
-    out.putVarLong(_dropped)
-    out.putVarLong(_late)
-    out.putVarLong(_droppedWeight)
-    out.putLong(_droppedMinTs)
-    out.toByteArray
+    Bundle.write(BundleMagic, runBytes()) { out =>
+      out.putVarLong(_dropped)
+      out.putVarLong(_late)
+      out.putVarLong(_droppedWeight)
+      out.putLong(_droppedMinTs)
+    }
   }
 }
 
@@ -261,28 +250,17 @@ object Ingest {
     * bytes fail with a SketchException starting "corrupt partial aggregate: ".
     */
   def deserialize[S <: WindowSketch](ops: SketchOps[S], window: Long, bytes: Array[Byte]): Ingest[S] =
-    try read(ops, window, bytes)
-    catch {
-      case e: SketchException if !e.getMessage.startsWith(Corrupt) =>
-        throw new SketchException(Corrupt + e.getMessage.stripPrefix("corrupt sketch: "), e)
-    }
+    Bundle.relabel(Corrupt)(read(ops, window, bytes))
 
   private final val Corrupt = "corrupt partial aggregate: "
 
   private def read[S <: WindowSketch](ops: SketchOps[S], window: Long, bytes: Array[Byte]): Ingest[S] = {
     val in = new ByteReader(bytes)
-    val m = Array.fill(4)(in.getByte("bundle magic").toByte)
-    if (!java.util.Arrays.equals(m, BundleMagic)) throw new SketchException(Corrupt + "bad magic")
+    if (!java.util.Arrays.equals(Bundle.readMagic(in, "bundle"), BundleMagic)) throw new SketchException(Corrupt + "bad magic")
     val v = in.getByte("bundle version")
-    if (v != 1) throw new SketchException(s"${Corrupt}version $v")
-    val count = in.getVarIn("run count", 0, MaxForeign + 1).toInt
+    if (v != Bundle.Version) throw new SketchException(s"${Corrupt}version $v")
     val ing = new Ingest[S](ops, window)
-    var i = 0
-    while (i < count) {
-      val len = in.getVarIn("run length", 1, in.remaining).toInt
-      ing.foreign += in.getBytes(len, "run")
-      i += 1
-    }
+    ing.foreign ++= Bundle.readParts(in, MaxForeign + 1, "run")
     ing._dropped = in.getVarLong("dropped rows")
     ing._late = in.getVarLong("late rows")
     ing._droppedWeight = in.getVarIn("dropped weight", 0, Long.MaxValue)

@@ -1,7 +1,6 @@
 package ecmsketch.rwave
 
-import ecmsketch.{SketchException, WindowSketch, WindowSpec}
-import ecmsketch.ecm.KeyType
+import ecmsketch.core.{KeyType, KeyedSketch, SketchException, WindowSketch, WindowSpec}
 import ecmsketch.hash.Hashing
 
 /** Sliding-window distinct count (GT §5 distinct-values wave): estimates the number of distinct
@@ -10,13 +9,13 @@ import ecmsketch.hash.Hashing
   * Values are 64-bit fingerprints (ecmsketch.hash.Hashing); the key type is recorded as in ECM.
   */
 final class DistinctSketch private (val spec: WindowSpec, val config: RwConfig,
-                                    private[ecmsketch] var wave: RandWave) extends WindowSketch {
+                                    private[ecmsketch] var wave: RandWave) extends WindowSketch with KeyedSketch {
   def epsilon: Double = config.epsilon
   def delta: Double = config.delta
   def cellEpsilon: Double = config.epsilon
   def plannedLevels: Int = 0
   def seed: Long = config.seed
-  private[ecmsketch] var _keyType: Int = ecmsketch.ecm.KeyType.Unset
+  private[ecmsketch] var _keyType: Int = KeyType.Unset
   def keyType: Int = _keyType
 
   /** Records the key type on first use; a different type later is refused (as in EcmSketch). */
@@ -44,6 +43,13 @@ final class DistinctSketch private (val spec: WindowSpec, val config: RwConfig,
     SketchException.require(value != null, "value must not be null")
     setKeyType(KeyType.Binary); addFingerprint(Hashing.fingerprintBytes(value), ts)
   }
+
+  // Keyed rows (KeyedSketch): every row is one occurrence of its value, so the weight must be 1.
+  def addKey(key: Long, ts: Long, v: Long): Unit = { unitWeight(v); add(key, ts) }
+  def addKey(key: String, ts: Long, v: Long): Unit = { unitWeight(v); add(key, ts) }
+  def addKey(key: Array[Byte], ts: Long, v: Long): Unit = { unitWeight(v); add(key, ts) }
+  private def unitWeight(v: Long): Unit =
+    SketchException.require(v == 1L, s"a distinct-count sketch counts occurrences of values and takes no weights, got weight $v")
 
   /** Adds fingerprints `[from, until)` with sorted timestamps (non-decreasing, not before the last
     * timestamp; strictly increasing for count-based windows). Only the last occurrence of each
@@ -100,7 +106,7 @@ final class DistinctSketch private (val spec: WindowSpec, val config: RwConfig,
 }
 
 object DistinctSketch {
-  final val DefaultSeed: Long = ecmsketch.ecm.EcmSketch.DefaultSeed
+  final val DefaultSeed: Long = Hashing.DefaultSeed
 
   /** A new empty sketch: relative error `epsilon` with probability 1 - `delta`; `seed` picks the level hashes. */
   def create(spec: WindowSpec, epsilon: Double, delta: Double, seed: Long): DistinctSketch = {

@@ -1,8 +1,7 @@
 package ecmsketch.rwave
 
-import ecmsketch.SketchException
+import ecmsketch.core.{SketchException, WindowCounter}
 import ecmsketch.hash.Hashing
-import ecmsketch.window.WindowCounter
 
 /** Parameters of a randomized wave (Gibbons & Tirthapura §4-5, ECM §5.2; ALGORITHMS.md §4).
   *
@@ -218,7 +217,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     * is compacted. Event ids of [[add]] are fresh, so cells skip the duplicate search.
     */
   private[rwave] var mayRepeat: Boolean = false
-  private[this] var salt: Long = java.util.concurrent.ThreadLocalRandom.current().nextLong()
+  private[this] val salt: Long = java.util.concurrent.ThreadLocalRandom.current().nextLong()
   private[this] var counter: Long = 0L
   /** Items added but not yet inserted into the levels (ts non-decreasing, all <= lastTs); inserted
     * instance by instance when the buffer is full and before any read ([[normalize]]). Allocated
@@ -413,14 +412,6 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     ls
   }
 
-  @inline private def append(lv: Level, ts: Long, id: Long): Unit = {
-    if (lv.n == lv.ts.length) makeRoom(lv)
-    val n = lv.n
-    lv.ts(n) = ts; lv.ids(n) = id
-    lv.n = n + 1
-    lv.dirty = true
-  }
-
   /** Compacts a full buffer; grows it (up to 2 * capacity) if it is still more than half full. */
   private def makeRoom(lv: Level): Unit = {
     compact(lv)
@@ -565,6 +556,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     * against the sketch's total weight).
     */
   private[ecmsketch] def level0Count: Int = { normalize(); level0.n }
+  def heldWeight: Long = level0Count.toLong
 
   /** Stored entries over all instances and levels (the shared level 0 counted once). */
   def entryCount: Int = {
@@ -682,8 +674,6 @@ object RandWave {
     math.min(RwConfig.MaxLevel, java.lang.Long.numberOfLeadingZeros(t) - 3)
   }
 
-  /** (t1, id1) < (t2, id2). */
-  @inline private def precedes(t1: Long, id1: Long, t2: Long, id2: Long): Boolean = t1 < t2 || (t1 == t2 && id1 < id2)
 
   /** Sorts the ids of every run of equal timestamps in [from, until) ascending. */
   private[rwave] def sortTieRuns(ts: Array[Long], ids: Array[Long], from: Int, until: Int): Unit = {

@@ -1,8 +1,6 @@
 package ecmsketch.rwave
 
-import ecmsketch.SketchException
-import ecmsketch.format.{ByteReader, ByteWriter}
-import ecmsketch.window.{CellFamily, ExpHistogram, WindowCounter}
+import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, SketchException, WindowCounter, Windows}
 
 /** Randomized-wave cells (cell kind 3). Merges are lossless, so the bound does not grow with depth.
   *
@@ -115,7 +113,7 @@ object RwCells {
       l += 1
     }
     starts(k) = o
-    val (sts, sids) = if (runs == 1) (ts, ids) else ExpHistogram.mergeSortedRuns(ts, ids, starts, runs, total)
+    val (sts, sids) = if (runs == 1) (ts, ids) else Windows.mergeSortedRuns(ts, ids, starts, runs, total)
     RandWave.sortTieRuns(sts, sids, 0, total)
     // an id present in several levels has the same (latest) ts in each: drop adjacent duplicates
     var m = 0

@@ -1,7 +1,6 @@
 package ecmsketch.spark
 
 import scala.collection.mutable.ArrayBuffer
-import scala.util.control.NonFatal
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
@@ -10,14 +9,13 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{ImperativeAggregate,
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import ecmsketch.{SketchException, WindowSketch, WindowSpec}
-import ecmsketch.ecm.{EcmSketch, KeyType, Planner, QueryKind}
-import ecmsketch.format.{ByteReader, ByteWriter, SketchCodec}
+import ecmsketch.core.{Bounds, Bundle, ByteReader, Codec, KeyType, SketchException, SketchKind, WindowSketch, WindowSpec}
+import ecmsketch.dwave.{DwKind, DwSketch}
+import ecmsketch.ecm.{EcmKind, EcmSketch, Planner, QueryKind}
 import ecmsketch.hash.Hashing
 import ecmsketch.ingest.{Ingest, SketchOps}
-import ecmsketch.dwave.{DwConfig, DwSketch}
-import ecmsketch.rwave.DistinctSketch
-import ecmsketch.window.EhSketch
+import ecmsketch.rwave.{DistinctKind, DistinctSketch}
+import ecmsketch.window.{EhKind, EhSketch}
 
 /** Turns a core [[SketchException]] from parameter validation into an analysis error. */
 private[spark] object Checks {
@@ -151,7 +149,7 @@ case class EhAgg(ts: Expression, window: Expression, epsilon: Expression, value:
   @transient protected lazy val ops: SketchOps[EhSketch] = SketchOps.eh(() => EhSketch.create(spec, eps, levels))
 
   override def checkInputDataTypes(): TypeCheckResult = Checks {
-    Args.checkValue(value, fn); spec; Planner.checkEpsilon(eps); ops.create()
+    Args.checkValue(value, fn); spec; Bounds.checkEpsilon(eps); ops.create()
   }
 
   override def update(buffer: Ingest[EhSketch], input: InternalRow): Ingest[EhSketch] =
@@ -181,7 +179,7 @@ case class DwaveAgg(ts: Expression, window: Expression, epsilon: Expression, val
     SketchOps.dw(() => DwSketch.create(spec, eps, levels, arrivals))
 
   override def checkInputDataTypes(): TypeCheckResult = Checks {
-    Args.checkValue(value, fn); spec; Planner.checkEpsilon(eps); arrivals; ops.create()
+    Args.checkValue(value, fn); spec; Bounds.checkEpsilon(eps); arrivals; ops.create()
   }
 
   override def update(buffer: Ingest[DwSketch], input: InternalRow): Ingest[DwSketch] =
@@ -216,7 +214,7 @@ case class DistinctAgg(item: Expression, ts: Expression, window: Expression, eps
     new SketchOps.Distinct(() => DistinctSketch.create(spec, eps, dlt, hashSeed), keyKind)
 
   override def checkInputDataTypes(): TypeCheckResult = Checks {
-    keyKind; spec; Planner.checkEpsilon(eps); hashSeed; ops.create()
+    keyKind; spec; Bounds.checkEpsilon(eps); hashSeed; ops.create()
   }
 
   override def update(buffer: Ingest[DistinctSketch], input: InternalRow): Ingest[DistinctSketch] = DataErrors(fn) {
@@ -245,38 +243,21 @@ object MergeBuffer {
   final val Magic: Array[Byte] = "ECMM".getBytes("US-ASCII")
   final val MaxParts = 4096
 
-  def serialize(b: MergeBuffer): Array[Byte] = {
-    val out = new ByteWriter(16 + b.parts.map(_.length + 5).sum)
-    out.putBytes(Magic); out.putByte(1); out.putVarLong(b.parts.size)
-    b.parts.foreach { p => out.putVarLong(p.length); out.putBytes(p) }
-    out.toByteArray
-  }
+  def serialize(b: MergeBuffer): Array[Byte] = Bundle.write(Magic, b.parts.toSeq)(_ => ())
 
   /** Reads a buffer written by [[serialize]]; bad bytes fail with a SketchException starting
     * "corrupt merge buffer: ".
     */
-  def deserialize(bytes: Array[Byte]): MergeBuffer =
-    try read(bytes)
-    catch {
-      case e: SketchException if !e.getMessage.startsWith(Corrupt) =>
-        throw new SketchException(Corrupt + e.getMessage.stripPrefix("corrupt sketch: "), e)
-    }
+  def deserialize(bytes: Array[Byte]): MergeBuffer = Bundle.relabel(Corrupt)(read(bytes))
 
   private final val Corrupt = "corrupt merge buffer: "
 
   private def read(bytes: Array[Byte]): MergeBuffer = {
     val in = new ByteReader(bytes)
-    val m = Array.fill(4)(in.getByte("merge buffer magic").toByte)
-    if (!java.util.Arrays.equals(m, Magic) || in.getByte("merge buffer version") != 1)
+    if (!java.util.Arrays.equals(Bundle.readMagic(in, "merge buffer"), Magic) || in.getByte("merge buffer version") != Bundle.Version)
       throw new SketchException(Corrupt + "bad magic or version")
-    val n = in.getVarIn("sketch count", 0, MaxParts + 1).toInt
     val b = new MergeBuffer()
-    var i = 0
-    while (i < n) {
-      val len = in.getVarIn("sketch length", 1, in.remaining).toInt
-      b.parts += in.getBytes(len, "sketch")
-      i += 1
-    }
+    b.parts ++= Bundle.readParts(in, MaxParts + 1, "sketch")
     in.expectEnd()
     b
   }
@@ -285,11 +266,13 @@ object MergeBuffer {
 /** Shared logic of `ecm_merge` and `eh_merge`: ⊕ of the sketches in a group (NULLs ignored). */
 abstract class SketchMergeAgg[S <: WindowSketch] extends TypedImperativeAggregate[MergeBuffer] {
   def child: Expression
-  protected def decode(b: Array[Byte]): S
-  protected def mergeAll(xs: Seq[S]): S
-  protected def encode(s: S): Array[Byte]
-  protected def diffs(a: S, b: S): Seq[String]
-  protected def kindName: String
+  /** The sketch kind this aggregate merges (its codec, merge, parameter check and name in messages). */
+  protected def kind: SketchKind[S]
+  private def decode(b: Array[Byte]): S = Codec.decodeAs(kind, b)
+  private def mergeAll(xs: Seq[S]): S = kind.merge(xs)
+  private def encode(s: S): Array[Byte] = Codec.encode(kind, s)
+  private def diffs(a: S, b: S): Seq[String] = kind.mergeDiffs(a, b)
+  private def kindName: String = kind.plural
 
   override def children: Seq[Expression] = Seq(child)
   override def checkInputDataTypes(): TypeCheckResult =
@@ -348,13 +331,7 @@ abstract class SketchMergeAgg[S <: WindowSketch] extends TypedImperativeAggregat
 case class EcmMergeAgg(child: Expression, mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
     extends SketchMergeAgg[EcmSketch] {
   override def prettyName: String = "ecm_merge"
-  protected def kindName = "ECM-sketches"
-  protected def decode(b: Array[Byte]): EcmSketch = SketchCodec.decodeEcm(b)
-  protected def mergeAll(xs: Seq[EcmSketch]): EcmSketch = EcmSketch.merge(xs)
-  protected def encode(s: EcmSketch): Array[Byte] = SketchCodec.encode(s)
-  protected def diffs(a: EcmSketch, b: EcmSketch): Seq[String] = a.diffs(b) ++
-    (if (a.keyType != KeyType.Unset && b.keyType != KeyType.Unset && a.keyType != b.keyType)
-      Seq(s"key type ${KeyType.name(a.keyType)} vs ${KeyType.name(b.keyType)}") else Nil)
+  protected def kind: SketchKind[EcmSketch] = EcmKind
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmMergeAgg = copy(child = c.head)
   override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
   override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
@@ -364,11 +341,7 @@ case class EcmMergeAgg(child: Expression, mutableAggBufferOffset: Int = 0, input
 case class EhMergeAgg(child: Expression, mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
     extends SketchMergeAgg[EhSketch] {
   override def prettyName: String = "eh_merge"
-  protected def kindName = "exponential histograms"
-  protected def decode(b: Array[Byte]): EhSketch = SketchCodec.decodeEh(b)
-  protected def mergeAll(xs: Seq[EhSketch]): EhSketch = EhSketch.merge(xs)
-  protected def encode(s: EhSketch): Array[Byte] = SketchCodec.encode(s)
-  protected def diffs(a: EhSketch, b: EhSketch): Seq[String] = a.diffs(b)
+  protected def kind: SketchKind[EhSketch] = EhKind
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EhMergeAgg = copy(child = c.head)
   override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
   override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
@@ -378,11 +351,7 @@ case class EhMergeAgg(child: Expression, mutableAggBufferOffset: Int = 0, inputA
 case class DwaveMergeAgg(child: Expression, mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
     extends SketchMergeAgg[DwSketch] {
   override def prettyName: String = "dwave_merge"
-  protected def kindName = "deterministic waves"
-  protected def decode(b: Array[Byte]): DwSketch = SketchCodec.decodeDw(b)
-  protected def mergeAll(xs: Seq[DwSketch]): DwSketch = DwSketch.merge(xs)
-  protected def encode(s: DwSketch): Array[Byte] = SketchCodec.encode(s)
-  protected def diffs(a: DwSketch, b: DwSketch): Seq[String] = a.diffs(b)
+  protected def kind: SketchKind[DwSketch] = DwKind
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): DwaveMergeAgg = copy(child = c.head)
   override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
   override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
@@ -392,11 +361,7 @@ case class DwaveMergeAgg(child: Expression, mutableAggBufferOffset: Int = 0, inp
 case class DistinctMergeAgg(child: Expression, mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
     extends SketchMergeAgg[DistinctSketch] {
   override def prettyName: String = "distinct_merge"
-  protected def kindName = "distinct-count sketches"
-  protected def decode(b: Array[Byte]): DistinctSketch = SketchCodec.decodeDistinct(b)
-  protected def mergeAll(xs: Seq[DistinctSketch]): DistinctSketch = DistinctSketch.merge(xs)
-  protected def encode(s: DistinctSketch): Array[Byte] = SketchCodec.encode(s)
-  protected def diffs(a: DistinctSketch, b: DistinctSketch): Seq[String] = a.diffs(b)
+  protected def kind: SketchKind[DistinctSketch] = DistinctKind
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): DistinctMergeAgg = copy(child = c.head)
   override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
   override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)

@@ -1,14 +1,11 @@
 package ecmsketch.spark
 
-import java.util.concurrent.TimeUnit
-
 import org.apache.spark.sql.catalyst.expressions.{Expression, Literal}
 import org.apache.spark.sql.catalyst.util.IntervalUtils
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String}
 
-import ecmsketch.{SketchException, WindowSketch}
-import ecmsketch.ecm.KeyType
+import ecmsketch.core.{Bounds, CellParams, KeyType, SketchException, WindowSketch}
 
 /** Parameter handling shared by the SQL functions: foldable constants, key/timestamp/weight
   * columns, and the units of window, range and now. Every failure is a [[SketchException]] whose
@@ -81,7 +78,7 @@ object Args {
 
   /** max_arrivals (U of deterministic waves): a positive constant integer, or unset (unbounded). */
   def maxArrivals(e: Expression, fn: String): Long = {
-    val u = constLong(e, fn, "max_arrivals", ecmsketch.dwave.DwConfig.Unbounded)
+    val u = constLong(e, fn, "max_arrivals", CellParams.Unbounded)
     if (u <= 0) throw new SketchException(s"$fn: max_arrivals must be a positive integer, got $u")
     u
   }
@@ -115,8 +112,8 @@ object Args {
   /** Cross-site merge levels the user budgets for, in [0, MaxLevels - 1] (Spark's own level is added). */
   def mergeLevels(e: Expression, fn: String): Int = {
     val l = constLong(e, fn, "merge_levels", 0L)
-    if (l < 0 || l > ecmsketch.ecm.Planner.MaxLevels - 1)
-      throw new SketchException(s"$fn: merge_levels must be in [0, ${ecmsketch.ecm.Planner.MaxLevels - 1}], got $l")
+    if (l < 0 || l > Bounds.MaxLevels - 1)
+      throw new SketchException(s"$fn: merge_levels must be in [0, ${Bounds.MaxLevels - 1}], got $l")
     l.toInt
   }
 
@@ -219,10 +216,4 @@ object Args {
       case dt => throw new SketchException(s"$fn: unsupported now type ${dt.sql}")
     }
   }
-
-  /** Microseconds per unit for display (unused ticks for integer columns). */
-  def unitName(tsMicros: Boolean, countWindow: Boolean): String =
-    if (countWindow) "arrivals" else if (tsMicros) "microseconds" else "ticks"
-
-  val micros: TimeUnit = TimeUnit.MICROSECONDS
 }

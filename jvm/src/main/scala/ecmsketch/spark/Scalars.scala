@@ -7,12 +7,11 @@ import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import ecmsketch.{SketchException, WindowSketch}
-import ecmsketch.ecm.EcmSketch
-import ecmsketch.format.SketchCodec
-import ecmsketch.dwave.DwSketch
-import ecmsketch.rwave.DistinctSketch
-import ecmsketch.window.EhSketch
+import ecmsketch.core.{Codec, Registry, SketchDescription, SketchException, SketchKind, WindowSketch}
+import ecmsketch.dwave.{DwKind, DwSketch}
+import ecmsketch.ecm.{EcmKind, EcmSketch}
+import ecmsketch.rwave.{DistinctKind, DistinctSketch}
+import ecmsketch.window.{EhKind, EhSketch}
 
 /** Base of the sketch query functions: the first `sketchArgs` children are BINARY sketches, a NULL
   * sketch gives NULL, and the last decoded sketch of each argument is cached (queries usually
@@ -29,33 +28,16 @@ abstract class SketchScalar extends Expression with CodegenFallback {
 
   protected def decode(i: Int, b: Array[Byte]): WindowSketch = {
     if ((cacheBytes(i) ne b) && !java.util.Arrays.equals(cacheBytes(i), b)) {
-      cacheSketch(i) = SketchCodec.decode(b)
+      cacheSketch(i) = Codec.decode(b)
       cacheBytes(i) = b
     }
     cacheSketch(i)
   }
 
-  private def wrong(expected: String, got: WindowSketch): SketchException =
-    new SketchException(s"$prettyName: expected $expected, got ${SketchCodec.describeKind(got)}")
-
-  protected def ecm(i: Int, b: Array[Byte]): EcmSketch = decode(i, b) match {
-    case s: EcmSketch => s
-    case other => throw wrong("an ECM-sketch (from ecm_agg or ecm_merge)", other)
-  }
-
-  protected def eh(i: Int, b: Array[Byte]): EhSketch = decode(i, b) match {
-    case s: EhSketch => s
-    case other => throw wrong("an exponential histogram (from eh_agg or eh_merge)", other)
-  }
-
-  protected def dw(i: Int, b: Array[Byte]): DwSketch = decode(i, b) match {
-    case s: DwSketch => s
-    case other => throw wrong("a deterministic wave (from dwave_agg or dwave_merge)", other)
-  }
-
-  protected def distinct(i: Int, b: Array[Byte]): DistinctSketch = decode(i, b) match {
-    case s: DistinctSketch => s
-    case other => throw wrong("a distinct-count sketch (from distinct_agg or distinct_merge)", other)
+  /** Argument `i` decoded as a sketch of kind `kind` ("f: expected <kind>, got <what it is>" otherwise). */
+  protected def as[S <: WindowSketch](kind: SketchKind[S], i: Int, b: Array[Byte]): S = {
+    val s = decode(i, b)
+    kind.cast(s).getOrElse(throw new SketchException(s"$prettyName: expected ${kind.describe}, got ${Registry.describe(s)}"))
   }
 
   protected def checkArgs(): Unit = ()
@@ -113,7 +95,7 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
     checkRangeNow()
   }
   protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
-    val s = ecm(0, sk(0))
+    val s = as(EcmKind, 0, sk(0))
     val k = children(1).eval(input)
     if (k == null) return null
     val (r, n) = rangeNow(s, input)
@@ -135,7 +117,7 @@ case class EcmInnerProduct(children: Seq[Expression]) extends SketchScalar with 
   override def dataType: DataType = DoubleType
   override protected def checkArgs(): Unit = checkRangeNow()
   protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
-    val a = ecm(0, sk(0)); val b = ecm(1, sk(1))
+    val a = as(EcmKind, 0, sk(0)); val b = as(EcmKind, 1, sk(1))
     val (r, n) = rangeNow(a, input)
     a.innerProduct(b, r, n)
   }
@@ -157,7 +139,7 @@ abstract class RangeQuery[S <: WindowSketch] extends SketchScalar with RangeNowA
 /** `ecm_self_join(sketch [, range [, now]])`: the second frequency moment F2. */
 case class EcmSelfJoin(children: Seq[Expression]) extends RangeQuery[EcmSketch] {
   override def prettyName: String = "ecm_self_join"
-  protected def sketch(b: Array[Byte]): EcmSketch = ecm(0, b)
+  protected def sketch(b: Array[Byte]): EcmSketch = as(EcmKind, 0, b)
   protected def query(s: EcmSketch, r: java.lang.Long, n: java.lang.Long): Double = s.selfJoin(r, n)
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmSelfJoin = copy(children = c)
 }
@@ -165,7 +147,7 @@ case class EcmSelfJoin(children: Seq[Expression]) extends RangeQuery[EcmSketch] 
 /** `ecm_total(sketch [, range [, now]])`: the total weight ||a_r||_1. */
 case class EcmTotal(children: Seq[Expression]) extends RangeQuery[EcmSketch] {
   override def prettyName: String = "ecm_total"
-  protected def sketch(b: Array[Byte]): EcmSketch = ecm(0, b)
+  protected def sketch(b: Array[Byte]): EcmSketch = as(EcmKind, 0, b)
   protected def query(s: EcmSketch, r: java.lang.Long, n: java.lang.Long): Double = s.total(r, n)
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmTotal = copy(children = c)
 }
@@ -173,7 +155,7 @@ case class EcmTotal(children: Seq[Expression]) extends RangeQuery[EcmSketch] {
 /** `eh_count(sketch [, range [, now]])`. */
 case class EhCount(children: Seq[Expression]) extends RangeQuery[EhSketch] {
   override def prettyName: String = "eh_count"
-  protected def sketch(b: Array[Byte]): EhSketch = eh(0, b)
+  protected def sketch(b: Array[Byte]): EhSketch = as(EhKind, 0, b)
   protected def query(s: EhSketch, r: java.lang.Long, n: java.lang.Long): Double = s.count(r, n)
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EhCount = copy(children = c)
 }
@@ -181,7 +163,7 @@ case class EhCount(children: Seq[Expression]) extends RangeQuery[EhSketch] {
 /** `dwave_count(sketch [, range [, now]])`: count (or sum, for a sum wave) of a deterministic wave. */
 case class DwaveCount(children: Seq[Expression]) extends RangeQuery[DwSketch] {
   override def prettyName: String = "dwave_count"
-  protected def sketch(b: Array[Byte]): DwSketch = dw(0, b)
+  protected def sketch(b: Array[Byte]): DwSketch = as(DwKind, 0, b)
   protected def query(s: DwSketch, r: java.lang.Long, n: java.lang.Long): Double = s.count(r, n)
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): DwaveCount = copy(children = c)
 }
@@ -189,7 +171,7 @@ case class DwaveCount(children: Seq[Expression]) extends RangeQuery[DwSketch] {
 /** `distinct_count(sketch [, range [, now]])`: distinct values whose latest occurrence is in the range. */
 case class DistinctCount(children: Seq[Expression]) extends RangeQuery[DistinctSketch] {
   override def prettyName: String = "distinct_count"
-  protected def sketch(b: Array[Byte]): DistinctSketch = distinct(0, b)
+  protected def sketch(b: Array[Byte]): DistinctSketch = as(DistinctKind, 0, b)
   protected def query(s: DistinctSketch, r: java.lang.Long, n: java.lang.Long): Double = s.count(r, n)
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): DistinctCount = copy(children = c)
 }
@@ -228,6 +210,6 @@ object SketchInfo {
     StructField("first_ts", LongType), StructField("last_ts", LongType), StructField("total_weight", LongType),
     StructField("size_bytes", IntegerType)))
 
-  def describe(s: WindowSketch, sizeBytes: Int): Map[String, Any] = ecmsketch.SketchDescription.describe(s, sizeBytes)
-  assert(schema.fieldNames.toSeq == ecmsketch.SketchDescription.fields)
+  def describe(s: WindowSketch, sizeBytes: Int): Map[String, Any] = SketchDescription.describe(s, sizeBytes)
+  assert(schema.fieldNames.toSeq == SketchDescription.fields)
 }

@@ -1,6 +1,6 @@
 package ecmsketch.window
 
-import ecmsketch.{CounterSketch, SketchException, WindowSketch, WindowSpec}
+import ecmsketch.core.{CounterSketch, SketchException, WindowCounter, WindowSketch, WindowSpec}
 
 /** A stand-alone exponential histogram with a plan and a certified bound ([[CounterSketch]]). */
 final class EhSketch private (val spec: WindowSpec, val epsilon: Double, val plannedLevels: Int,

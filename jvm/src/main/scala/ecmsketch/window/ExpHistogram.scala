@@ -1,6 +1,6 @@
 package ecmsketch.window
 
-import ecmsketch.SketchException
+import ecmsketch.core.{SketchException, WindowCounter, Windows}
 
 /** Parameters of an exponential histogram.
   *
@@ -76,6 +76,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
 
   /** Weight held in all retained buckets (some may lie partly before the window). */
   def total: Long = _total
+  def heldWeight: Long = _total
   /** Lower bound of every retained timestamp (Long.MaxValue when empty). */
   def lowerTs: Long = _lowerTs
   /** The latest timestamp seen (Long.MinValue before the first one). */
@@ -330,8 +331,8 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
 
   /** Estimate for the range (now - r, now]; r in [0, N], now >= last timestamp. */
   def estimate(range: Long, now: Long): Double = {
-    ExpHistogram.checkQuery(config.window, range, now, _lastTs)
-    if (range == 0) 0.0 else estimateFrom(ExpHistogram.lowerBound(now, range))
+    Windows.checkQuery(config.window, range, now, _lastTs)
+    if (range == 0) 0.0 else estimateFrom(Windows.lowerBound(now, range))
   }
 
   /** Buckets from oldest to newest as (size, end) pairs; used by merge and serialization. */
@@ -434,22 +435,8 @@ object ExpHistogram {
   private val EmptyRings = new Array[Array[Long]](0)
   private val EmptyInts = new Array[Int](0)
 
-  /** The first timestamp of the range (now - r, now] for r >= 1, i.e. now - r + 1, saturating at
-    * Long.MinValue (which is exact: every timestamp is >= Long.MinValue). The range Long.MaxValue
-    * (only an unbounded window admits it; it is an unbounded window's default) means all time.
-    */
-  @inline def lowerBound(now: Long, range: Long): Long = {
-    if (range == Long.MaxValue) return Long.MinValue // the unbounded range: all time
-    val d = range - 1
-    if (java.lang.Long.compareUnsigned(now - Long.MinValue, d) < 0) Long.MinValue else now - d
-  }
-
-  /** Validates a query: 0 <= r <= N and now >= the last timestamp. */
-  def checkQuery(window: Long, range: Long, now: Long, lastTs: Long): Unit = {
-    if (range < 0) throw new SketchException(s"range must be non-negative, got $range")
-    if (range > window) throw new SketchException(s"range $range exceeds the sketch window $window")
-    if (now < lastTs) throw new SketchException(s"now ($now) must not precede the sketch's last timestamp ($lastTs)")
-  }
+  /** The first timestamp of (now - range, now]: [[ecmsketch.core.Windows.lowerBound]]. */
+  @inline def lowerBound(now: Long, range: Long): Long = Windows.lowerBound(now, range)
 
   /** Order-preserving aggregation (ECM §5.1, Theorem 4), n-way, into a histogram with `config`.
     *
@@ -485,7 +472,7 @@ object ExpHistogram {
             }
           }
           runStarts(r) = n
-          val (sts, sws) = mergeSortedRuns(ts, ws, runStarts, r, n)
+          val (sts, sws) = Windows.mergeSortedRuns(ts, ws, runStarts, r, n)
           var i = 0
           while (i < n) {
             val t = sts(i); var w = sws(i); i += 1
@@ -497,34 +484,5 @@ object ExpHistogram {
       }
     if (lastTs != Long.MinValue && lastTs > out.lastTs) out.advanceTo(lastTs)
     out
-  }
-
-  /** Merges `runs` sorted runs of (ts, w) pairs (run r is [starts(r), starts(r+1))) by timestamp. */
-  private[ecmsketch] def mergeSortedRuns(ts: Array[Long], ws: Array[Long], starts: Array[Int], runs: Int, n: Int): (Array[Long], Array[Long]) = {
-    var aT = ts; var aW = ws
-    var bT = new Array[Long](n); var bW = new Array[Long](n)
-    var b = java.util.Arrays.copyOf(starts, runs + 1)
-    var numRuns = runs
-    while (numRuns > 1) {
-      val nb = new Array[Int](numRuns / 2 + 2)
-      var k = 0; var r = 0
-      while (r < numRuns) {
-        val lo = b(r); val mid = b(r + 1); val hi = if (r + 1 < numRuns) b(r + 2) else mid
-        var i = lo; var j = mid; var o = lo
-        while (i < mid && j < hi) {
-          if (aT(j) < aT(i)) { bT(o) = aT(j); bW(o) = aW(j); j += 1 } else { bT(o) = aT(i); bW(o) = aW(i); i += 1 }
-          o += 1
-        }
-        while (i < mid) { bT(o) = aT(i); bW(o) = aW(i); i += 1; o += 1 }
-        while (j < hi) { bT(o) = aT(j); bW(o) = aW(j); j += 1; o += 1 }
-        nb(k) = lo; k += 1
-        r += 2
-      }
-      nb(k) = n
-      b = nb; numRuns = k
-      val t1 = aT; aT = bT; bT = t1
-      val w1 = aW; aW = bW; bW = w1
-    }
-    (aT, aW)
   }
 }

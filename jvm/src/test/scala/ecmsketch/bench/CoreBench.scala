@@ -2,11 +2,11 @@ package ecmsketch.bench
 
 import java.nio.file.{Files, Paths}
 
-import ecmsketch.WindowSpec
+import ecmsketch.core.{CellFamily, WindowSpec}
 import ecmsketch.dwave.{DetWave, DwConfig}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
-import ecmsketch.window.{CellFamily, EhConfig, ExpHistogram}
+import ecmsketch.window.{EhConfig, ExpHistogram}
 
 /** Single-thread throughput and size of the core (paper Table 3 setting: eps = 0.1, delta = 0.1,
   * window 10^6 time units). Prints a table and writes bench/results/core.{md,json}. Run with
@@ -71,7 +71,7 @@ object CoreBench {
     rows += (("ECM-EH array", s"${last.width} x ${last.depth}, cell eps ${"%.4f".format(last.cellEpsilon)}", "journal split, 0 merge levels"))
 
     // The same stream through the ingest layer (reorder buffer), as the SQL aggregate feeds it
-    val ops = new ecmsketch.ingest.SketchOps.Ecm(() => EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 0, 1L), ecmsketch.ecm.KeyType.Long)
+    val ops = new ecmsketch.ingest.SketchOps.Ecm(() => EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 0, 1L), ecmsketch.core.KeyType.Long)
     val fps = keys.map(ecmsketch.hash.Hashing.fingerprintLong)
     val ingestRates = (0 until reps).map { _ =>
       val ing = new ecmsketch.ingest.Ingest(ops, spec.window)

@@ -1,7 +1,6 @@
 package ecmsketch.dwave
 
 import org.scalatest.funsuite.AnyFunSuite
-import ecmsketch.SketchException
 import DwKit._
 
 import scala.util.Random

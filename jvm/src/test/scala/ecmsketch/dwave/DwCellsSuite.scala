@@ -1,8 +1,7 @@
 package ecmsketch.dwave
 
 import org.scalatest.funsuite.AnyFunSuite
-import ecmsketch.SketchException
-import ecmsketch.format.{ByteReader, ByteWriter}
+import ecmsketch.core.{ByteReader, ByteWriter, SketchException}
 import DwKit._
 
 import scala.util.Random

@@ -107,7 +107,7 @@ object DwKit {
     worst
   }
 
-  def refused(f: => Any): ecmsketch.SketchException =
+  def refused(f: => Any): ecmsketch.core.SketchException =
     try { f; throw new AssertionError("expected a SketchException") }
-    catch { case e: ecmsketch.SketchException => e }
+    catch { case e: ecmsketch.core.SketchException => e }
 }

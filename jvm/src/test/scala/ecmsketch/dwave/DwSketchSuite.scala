@@ -1,7 +1,7 @@
 package ecmsketch.dwave
 
 import org.scalatest.funsuite.AnyFunSuite
-import ecmsketch.{SketchException, WindowSpec}
+import ecmsketch.core.{SketchException, WindowSpec}
 
 import scala.util.Random
 

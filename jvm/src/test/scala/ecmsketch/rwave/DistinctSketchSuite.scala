@@ -1,8 +1,7 @@
 package ecmsketch.rwave
 
 import org.scalatest.funsuite.AnyFunSuite
-import ecmsketch.{SketchException, WindowSpec}
-import ecmsketch.ecm.KeyType
+import ecmsketch.core.{KeyType, SketchException, WindowSpec}
 
 import scala.util.Random
 
@@ -146,8 +145,8 @@ class DistinctSketchSuite extends AnyFunSuite {
     while (i < n) { val j = math.min(n, i + 1 + rnd.nextInt(5000)); b.addSortedBatch(fps, ts, i, j); i = j }
     assert(a.count == b.count && a.lastTs == b.lastTs && a.firstTs == b.firstTs)
     for (r <- Seq(1L, 50L, 777L, 10000L)) assert(a.count(r, null) == b.count(r, null))
-    val o1 = new ecmsketch.format.ByteWriter(); new RwCells(a.config).write(a.wave, o1, a.firstTs)
-    val o2 = new ecmsketch.format.ByteWriter(); new RwCells(b.config).write(b.wave, o2, b.firstTs)
+    val o1 = new ecmsketch.core.ByteWriter(); new RwCells(a.config).write(a.wave, o1, a.firstTs)
+    val o2 = new ecmsketch.core.ByteWriter(); new RwCells(b.config).write(b.wave, o2, b.firstTs)
     assert(java.util.Arrays.equals(o1.toByteArray, o2.toByteArray))
     val back = intercept[SketchException](b.addSortedBatch(Array(1L), Array(t - 1), 0, 1)).getMessage
     assert(back.contains(s"timestamps must be non-decreasing: got ${t - 1} after $t"), back)

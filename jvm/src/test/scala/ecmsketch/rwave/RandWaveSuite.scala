@@ -1,8 +1,7 @@
 package ecmsketch.rwave
 
 import org.scalatest.funsuite.AnyFunSuite
-import ecmsketch.SketchException
-import ecmsketch.format.{ByteReader, ByteWriter}
+import ecmsketch.core.{ByteWriter, SketchException}
 
 import scala.util.Random
 

@@ -20,7 +20,7 @@ object RwBench {
         i = 0
         while (i < n) { c.add(i / 5); i += 1 }
         val t3 = System.nanoTime()
-        val o = new ecmsketch.format.ByteWriter(); new RwCells(cfg).write(w, o, 0)
+        val o = new ecmsketch.core.ByteWriter(); new RwCells(cfg).write(w, o, 0)
         val t4 = System.nanoTime()
         val m = RandWave.merge(Seq(w, c), cfg)
         val t5 = System.nanoTime()

@@ -1,6 +1,7 @@
-package ecmsketch
+package ecmsketch.format
 
 import org.scalatest.funsuite.AnyFunSuite
+import ecmsketch.core.{SketchException, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.{Ingest, SketchOps}

@@ -1,9 +1,10 @@
-package ecmsketch
+package ecmsketch.ecm
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import ecmsketch.Oracle
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
-import ecmsketch.window.CellFamily
+import ecmsketch.core.{CellFamily, WindowSpec}
 
 import scala.util.Random
 
@@ -32,7 +33,7 @@ class InnerProductSuite extends AnyFunSuite {
     }
   }
 
-  def build(plan: ecm.EcmPlan, seed: Long, data: Seq[(Long, Long, Long)], o: Oracle): EcmSketch = {
+  def build(plan: ecmsketch.ecm.EcmPlan, seed: Long, data: Seq[(Long, Long, Long)], o: Oracle): EcmSketch = {
     val s = EcmSketch.create(spec, plan, seed)
     data.foreach { case (k, t, w) => s.add(k, t, w); o.add(k, t, w) }
     s
@@ -41,7 +42,7 @@ class InnerProductSuite extends AnyFunSuite {
   /** The inner-product bound at depths ha and hb: e_x = (1 + cellEps)^(h_x + 1) - 1,
     * P = (1 + e_a)(1 + e_b) - 1, bound = max(P, (1 + P) eps_cm).
     */
-  def boundAt(plan: ecm.EcmPlan, ha: Int, hb: Int): Double = {
+  def boundAt(plan: ecmsketch.ecm.EcmPlan, ha: Int, hb: Int): Double = {
     val ea = StrictMath.pow(1 + plan.cellEpsilon, ha + 1.0) - 1
     val eb = StrictMath.pow(1 + plan.cellEpsilon, hb + 1.0) - 1
     val p = (1 + ea) * (1 + eb) - 1

@@ -1,53 +1,6 @@
 package ecmsketch.window
 
-import ecmsketch.SketchException
-import ecmsketch.format.{ByteReader, ByteWriter}
-
-/** A sliding-window counter that can be a cell of an ECM-sketch. Implementations: the exponential
-  * histogram (cell kind 1), the deterministic wave (2, ecmsketch.dwave) and the randomized wave
-  * (3, ecmsketch.rwave). EcmSketch.familyFor builds the family of a cell kind from its parameters.
-  */
-trait WindowCounter {
-  def add(ts: Long): Unit
-  def add(ts: Long, v: Long): Unit
-  /** Estimate of the weight with timestamps >= lo. */
-  def estimateFrom(lo: Long): Double
-  def isEmpty: Boolean
-  def lastTs: Long
-  /** Moves the clock to `now` (>= lastTs), dropping what lies wholly before the window. */
-  def advanceTo(now: Long): Unit
-}
-
-/** A family of window counters with one error parameter: how to create, merge and encode them,
-  * and the relative error a counter certifies after `depth` levels of order-preserving merge.
-  */
-trait CellFamily {
-  /** Cell kind id in the binary format. */
-  def id: Int
-  def name: String
-  def epsilon: Double
-  def window: Long
-  def create(): WindowCounter
-  /** n-way order-preserving merge of cells (null = empty cell); null if all are empty. */
-  def merge(cells: Seq[WindowCounter]): WindowCounter
-  /** Relative error of a cell after `depth` merge levels. */
-  def errorBound(depth: Int): Double
-  def write(c: WindowCounter, out: ByteWriter, base: Long): Unit
-  /** Reads a cell written by [[write]]; null for an empty cell. Validates every field. */
-  def read(in: ByteReader, base: Long, lastTs: Long): WindowCounter
-}
-
-object CellFamily {
-  final val ExpHistogramId = 1
-  final val DetWaveId = 2
-  final val RandWaveId = 3
-  def name(id: Int): String = id match {
-    case ExpHistogramId => "eh"
-    case DetWaveId => "dwave"
-    case RandWaveId => "rwave"
-    case other => s"unknown($other)"
-  }
-}
+import ecmsketch.core.{Bounds, ByteReader, ByteWriter, CellFamily, SketchException, WindowCounter}
 
 /** Exponential-histogram cells. Encoding of one cell (docs/FORMAT.md, "EH cell"):
   * varint L (levels, 0 = empty); then varint (lowerTs - base); then for each level from L-1 down
@@ -69,7 +22,7 @@ final class EhCells(val config: EhConfig) extends CellFamily {
     }
   }
 
-  def errorBound(depth: Int): Double = StrictMath.pow(1.0 + config.epsilon, depth + 1.0) - 1.0
+  def errorBound(depth: Int): Double = Bounds.compound(config.epsilon, depth)
 
   def write(c: WindowCounter, out: ByteWriter, base: Long): Unit = c match {
     case null => out.putVarLong(0)

@@ -1,11 +1,12 @@
-package ecmsketch
+package ecmsketch.format
 
 import java.nio.{ByteBuffer, ByteOrder}
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import ecmsketch.GoldenInputs.load
-import ecmsketch.format.{ByteWriter, SketchCodec}
+import ecmsketch.format.GoldenInputs.load
+import ecmsketch.core.{ByteWriter, SketchException, WindowSketch}
+import ecmsketch.format.SketchCodec
 
 /** Targeted tampering: one field of a valid sketch changed on purpose must be refused with a
   * SketchException whose message names the problem (docs/FORMAT.md "Validation", docs/dwave.md,
@@ -117,7 +118,7 @@ class TamperSuite extends AnyFunSuite {
     val bb = ByteBuffer.wrap(rw).order(ByteOrder.LITTLE_ENDIAN)
     assert(bb.getDouble(60) == 0.5 && bb.getInt(80) == 2 && bb.get(93) == 0 && bb.getDouble(94) == 0.125 &&
       bb.getInt(102) == 144 && bb.getShort(106) == 11, "offsets of docs/FORMAT.md")
-    assert(s.isInstanceOf[ecm.EcmSketch])
+    assert(s.isInstanceOf[ecmsketch.ecm.EcmSketch])
   }
 
   test("randomized-wave cells: a changed cell delta is refused") {

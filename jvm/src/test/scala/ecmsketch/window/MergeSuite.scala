@@ -1,6 +1,8 @@
-package ecmsketch
+package ecmsketch.window
 
 import org.scalatest.funsuite.AnyFunSuite
+import ecmsketch.Oracle
+import ecmsketch.core.{SketchException, WindowSpec}
 import ecmsketch.window.{EhConfig, EhSketch, ExpHistogram}
 
 import scala.util.Random
@@ -102,8 +104,8 @@ class MergeSuite extends AnyFunSuite {
       stream(rnd, 200, 0, weighted = true).foreach { case (t, w) => s.add(t, w) }
       s
     }
-    val a = format.SketchCodec.encode(EhSketch.merge(ins))
-    val b = format.SketchCodec.encode(EhSketch.merge(rnd.shuffle(ins)))
+    val a = ecmsketch.format.SketchCodec.encode(EhSketch.merge(ins))
+    val b = ecmsketch.format.SketchCodec.encode(EhSketch.merge(rnd.shuffle(ins)))
     assert(java.util.Arrays.equals(a, b))
   }
 }

@@ -1,4 +1,4 @@
-package ecmsketch
+package ecmsketch.core
 
 /** The one exception type the library throws for bad input: a wrong argument, mismatched sketch
   * parameters, or corrupt bytes. Its message names the problem; callers (SQL, Python) show it as is.

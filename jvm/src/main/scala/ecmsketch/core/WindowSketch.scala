@@ -1,6 +1,4 @@
-package ecmsketch
-
-import ecmsketch.window.ExpHistogram
+package ecmsketch.core
 
 /** Window and unit of a sketch's timestamps.
   * @param countWindow true: count-based window, timestamps are arrival sequence numbers
@@ -36,12 +34,13 @@ abstract class WindowSketch {
   /** Merge levels the plan budgets for (the bound is `epsilon` up to this depth). */
   def plannedLevels: Int
 
+  // Written only by this class and the sketch kinds' own classes (tests may set the merge depth).
   private[ecmsketch] var _mergeDepth: Int = 0
-  private[ecmsketch] var _firstTs: Long = Long.MaxValue
-  private[ecmsketch] var _lastTs: Long = Long.MinValue
-  private[ecmsketch] var _count: Long = 0L
+  protected var _firstTs: Long = Long.MaxValue
+  protected var _lastTs: Long = Long.MinValue
+  protected var _count: Long = 0L
   /** Whether any row (of any weight) was ever added; first/last timestamps are defined only then. */
-  private[ecmsketch] var _hasRows: Boolean = false
+  protected var _hasRows: Boolean = false
 
   def mergeDepth: Int = _mergeDepth
   /** Earliest timestamp ever added (Long.MaxValue when nothing was added). */
@@ -53,7 +52,7 @@ abstract class WindowSketch {
   def isEmpty: Boolean = !_hasRows
 
   /** Relative error of one cell at the current merge depth. */
-  def cellBound: Double = StrictMath.pow(1.0 + cellEpsilon, mergeDepth + 1.0) - 1.0
+  def cellBound: Double = Bounds.compound(cellEpsilon, mergeDepth)
 
   @inline protected final def checkAdd(ts: Long, v: Long): Unit =
     if (v < 0 || ts < _lastTs || _count > Long.MaxValue - v || (ts == _lastTs && _hasRows && spec.countWindow)) failAdd(ts, v)
@@ -80,8 +79,24 @@ abstract class WindowSketch {
   def lowerBound(range: java.lang.Long, now: java.lang.Long): java.lang.Long = {
     val r: Long = if (range == null) spec.window else range.longValue
     val t: Long = if (now == null) _lastTs else now.longValue
-    ExpHistogram.checkQuery(spec.window, r, t, _lastTs)
-    if (r == 0) null else java.lang.Long.valueOf(ExpHistogram.lowerBound(t, r))
+    Windows.checkQuery(spec.window, r, t, _lastTs)
+    if (r == 0) null else java.lang.Long.valueOf(Windows.lowerBound(t, r))
+  }
+
+  /** Sets the clock and totals of a sketch read from bytes (the header's merge depth, first and last
+    * timestamps, total weight and whether it has rows); the codec validated them.
+    */
+  def restoreState(mergeDepth: Int, firstTs: Long, lastTs: Long, count: Long, hasRows: Boolean): Unit = {
+    _mergeDepth = mergeDepth; _firstTs = firstTs; _lastTs = lastTs; _count = count; _hasRows = hasRows
+  }
+
+  /** Counts rows that were dropped before reaching the sketch (they lay a whole window behind the
+    * newest row): their weight goes into the total weight, their earliest timestamp into firstTs.
+    */
+  def withDroppedRows(weight: Long, minTs: Long): Unit = {
+    if (Long.MaxValue - _count < weight) throw new SketchException("total weight overflows 2^63 - 1")
+    _count += weight
+    if (minTs < _firstTs) _firstTs = minTs
   }
 
   protected def copyStateFrom(o: WindowSketch): Unit = {
@@ -122,13 +137,13 @@ abstract class WindowSketch {
 }
 
 /** A stand-alone sliding-window counter with a plan and a certified bound: the exponential
-  * histogram ([[ecmsketch.window.EhSketch]]) and the deterministic wave ([[ecmsketch.dwave.DwSketch]]).
+  * histogram (EhSketch, package window) and the deterministic wave (DwSketch, package dwave).
   * It counts arrivals (or sums weights) over the window with relative error at most [[errorBound]]
   * on every range; the cell epsilon is chosen so that the bound equals `epsilon` after
   * `plannedLevels` levels of order-preserving merge (see [[CounterSketch.cellEpsilonFor]]).
   */
 abstract class CounterSketch extends WindowSketch {
-  protected def counter: ecmsketch.window.WindowCounter
+  protected def counter: WindowCounter
 
   /** Adds weight `v` (default 1) at `ts`; timestamps must be non-decreasing. */
   def add(ts: Long, v: Long = 1L): Unit = {
@@ -152,9 +167,9 @@ object CounterSketch {
     * at the planned depth is <= epsilon in floating point.
     */
   def cellEpsilonFor(epsilon: Double, levels: Int): Double = {
-    ecmsketch.ecm.Planner.checkEpsilon(epsilon)
-    var cellEps = ecmsketch.ecm.Planner.cellEpsilonFor(epsilon, levels)
-    while (StrictMath.pow(1.0 + cellEps, levels + 1.0) - 1.0 > epsilon) cellEps = Math.nextDown(cellEps)
+    Bounds.checkEpsilon(epsilon)
+    var cellEps = Bounds.cellEpsilonFor(epsilon, levels)
+    while (Bounds.compound(cellEps, levels) > epsilon) cellEps = Math.nextDown(cellEps)
     cellEps
   }
 }

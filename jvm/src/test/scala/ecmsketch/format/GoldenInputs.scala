@@ -1,12 +1,13 @@
-package ecmsketch
+package ecmsketch.format
 
 import ecmsketch.dwave.DwSketch
-import ecmsketch.ecm.{EcmSketch, KeyType, Planner, QueryKind}
+import ecmsketch.core.{CellFamily, CounterSketch, KeyType, WindowSpec}
+import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.{Ingest, SketchOps}
 import ecmsketch.rwave.{DistinctSketch, RandWave}
 import ecmsketch.spark.MergeBuffer
-import ecmsketch.window.{CellFamily, EhSketch}
+import ecmsketch.window.EhSketch
 
 /** The fixed, small inputs behind the golden bytes in `src/test/resources/golden/` (GoldenSuite),
   * and helpers to read and write the hex files. Every input is deterministic: rebuilding a case

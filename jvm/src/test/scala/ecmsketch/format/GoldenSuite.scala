@@ -1,8 +1,9 @@
-package ecmsketch
+package ecmsketch.format
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import ecmsketch.GoldenInputs._
+import ecmsketch.core.{CounterSketch, SketchException, WindowSketch}
+import ecmsketch.format.GoldenInputs._
 import ecmsketch.dwave.DwSketch
 import ecmsketch.ecm.EcmSketch
 import ecmsketch.format.SketchCodec

@@ -1,4 +1,4 @@
-package ecmsketch
+package ecmsketch.hash
 
 import org.scalatest.funsuite.AnyFunSuite
 import ecmsketch.hash.Hashing

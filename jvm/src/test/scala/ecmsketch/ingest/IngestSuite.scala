@@ -1,6 +1,8 @@
-package ecmsketch
+package ecmsketch.ingest
 
 import org.scalatest.funsuite.AnyFunSuite
+import ecmsketch.Oracle
+import ecmsketch.core.{WindowSketch, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.{Ingest, SketchOps}
@@ -20,11 +22,11 @@ class IngestSuite extends AnyFunSuite {
   }
 
   def ecmOps(seed: Long, sp: WindowSpec = spec) =
-    new SketchOps.Ecm(() => EcmSketch.create(sp, 0.1, 0.1, QueryKind.Point, 1, seed), ecm.KeyType.Long)
+    new SketchOps.Ecm(() => EcmSketch.create(sp, 0.1, 0.1, QueryKind.Point, 1, seed), ecmsketch.core.KeyType.Long)
 
   def ingest(ops: SketchOps.Ecm, data: Seq[(Long, Long, Long)]): Ingest[EcmSketch] = {
     val ing = new Ingest(ops, spec.window)
-    data.foreach { case (k, t, w) => ing.add(hash.Hashing.fingerprintLong(k), t, w) }
+    data.foreach { case (k, t, w) => ing.add(ecmsketch.hash.Hashing.fingerprintLong(k), t, w) }
     ing
   }
 
@@ -135,7 +137,7 @@ class IngestSuite extends AnyFunSuite {
 
   def feed[S <: WindowSketch](ops: SketchOps[S], sp: WindowSpec, d: Rows, order: Array[Int]): Ingest[S] = {
     val ing = new Ingest(ops, sp.window)
-    order.foreach(i => ing.add(hash.Hashing.fingerprintLong(d.keys(i)), d.ts(i), d.ws(i)))
+    order.foreach(i => ing.add(ecmsketch.hash.Hashing.fingerprintLong(d.keys(i)), d.ts(i), d.ws(i)))
     ing
   }
 

@@ -1,6 +1,8 @@
-package ecmsketch
+package ecmsketch.window
 
 import org.scalatest.funsuite.AnyFunSuite
+import ecmsketch.Oracle
+import ecmsketch.core.SketchException
 import ecmsketch.window.{EhConfig, ExpHistogram}
 
 import scala.util.Random

@@ -1,6 +1,4 @@
-package ecmsketch.format
-
-import ecmsketch.SketchException
+package ecmsketch.core
 
 /** A growable little-endian byte sink with unsigned LEB128 varints. */
 final class ByteWriter(initial: Int = 256) {

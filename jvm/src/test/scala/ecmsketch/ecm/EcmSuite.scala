@@ -1,8 +1,9 @@
-package ecmsketch
+package ecmsketch.ecm
 
 import org.scalatest.funsuite.AnyFunSuite
+import ecmsketch.Oracle
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
-import ecmsketch.window.CellFamily
+import ecmsketch.core.{CellFamily, SketchException, WindowSpec}
 
 import scala.util.Random
 
@@ -215,7 +216,7 @@ class EcmSuite extends AnyFunSuite {
       val n = 300 + rnd.nextInt(3000)
       var t = rnd.nextInt(100).toLong
       val ts = Array.fill(n) { t += (if (rnd.nextInt(3) == 0) rnd.nextInt(4) else 0); t }
-      val fps = Array.fill(n)(hash.Hashing.fingerprintLong(rnd.nextInt(40).toLong))
+      val fps = Array.fill(n)(ecmsketch.hash.Hashing.fingerprintLong(rnd.nextInt(40).toLong))
       val vs = Array.fill(n)(if (rnd.nextInt(6) == 0) rnd.nextInt(5).toLong else 1L)
       val sp = WindowSpec(false, false, 50L + rnd.nextInt(500))
       val a = EcmSketch.create(sp, 0.1, 0.1, QueryKind.Point, 0, 3L)
@@ -223,7 +224,7 @@ class EcmSuite extends AnyFunSuite {
       val cut = rnd.nextInt(n)
       (0 until n).foreach(i => a.addFingerprint(fps(i), ts(i), vs(i)))
       b.addSortedBatch(fps, ts, vs, 0, cut); b.addSortedBatch(fps, ts, vs, cut, n)
-      assert(java.util.Arrays.equals(format.SketchCodec.encode(a), format.SketchCodec.encode(b)), s"trial $trial")
+      assert(java.util.Arrays.equals(ecmsketch.format.SketchCodec.encode(a), ecmsketch.format.SketchCodec.encode(b)), s"trial $trial")
     }
     val s = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 0, 3L)
     val ts = Array.tabulate(1000)(i => (1000 - i).toLong)
@@ -237,7 +238,7 @@ class EcmSuite extends AnyFunSuite {
       val s = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, 4L)
       build(s, stream(rnd, 500, 80, start = i * 7L), new Oracle)
     }
-    val enc = (s: EcmSketch) => format.SketchCodec.encode(s).toSeq
+    val enc = (s: EcmSketch) => ecmsketch.format.SketchCodec.encode(s).toSeq
     val m = EcmSketch.merge(sites)
     for (_ <- 0 until 5) assert(enc(EcmSketch.merge(rnd.shuffle(sites))) == enc(m))
     val empty = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, 4L)
@@ -260,12 +261,12 @@ class EcmSuite extends AnyFunSuite {
       .foreach { case (k, t, v) => s.add(k, t, v) }
     assert(s.cells.exists(c => c != null && !c.isEmpty && c.lastTs <= s.lastTs - 1000), "the case needs a lagging cell")
     val answers = (0L to 9L).map(k => s.point(k, null, null)) :+ s.total(null, null) :+ s.selfJoin(null, null)
-    val enc = (x: EcmSketch) => format.SketchCodec.encode(x).toSeq
+    val enc = (x: EcmSketch) => ecmsketch.format.SketchCodec.encode(x).toSeq
     val copyBytes = enc(s.copy())
     val mergedBytes = enc(EcmSketch.merge(Seq(s, EcmSketch.create(sp, plan, 7L))))
     val bytes = enc(s)
     assert(mergedBytes == bytes && copyBytes == bytes)
-    assert(enc(format.SketchCodec.decodeEcm(bytes.toArray)) == bytes)
+    assert(enc(ecmsketch.format.SketchCodec.decodeEcm(bytes.toArray)) == bytes)
     assert(((0L to 9L).map(k => s.point(k, null, null)) :+ s.total(null, null) :+ s.selfJoin(null, null)) == answers)
   }
 
@@ -283,10 +284,10 @@ class EcmSuite extends AnyFunSuite {
         (0 until 800).foreach { _ => t += rnd.nextInt(3); s.add((rnd.nextInt(40) * rnd.nextInt(40)).toLong, t, 1L) }
         s
       }
-      val enc = (x: EcmSketch) => format.SketchCodec.encode(x).toSeq
+      val enc = (x: EcmSketch) => ecmsketch.format.SketchCodec.encode(x).toSeq
       val fresh = sites()
-      val mixed = sites().zipWithIndex.map { case (s, i) => if (i % 2 == 0) s else format.SketchCodec.decodeEcm(format.SketchCodec.encode(s)) }
-      val decoded = sites().map(s => format.SketchCodec.decodeEcm(format.SketchCodec.encode(s)))
+      val mixed = sites().zipWithIndex.map { case (s, i) => if (i % 2 == 0) s else ecmsketch.format.SketchCodec.decodeEcm(ecmsketch.format.SketchCodec.encode(s)) }
+      val decoded = sites().map(s => ecmsketch.format.SketchCodec.decodeEcm(ecmsketch.format.SketchCodec.encode(s)))
       val a = EcmSketch.merge(fresh); val b = EcmSketch.merge(mixed); val c = EcmSketch.merge(decoded)
       assert(a.mergeDepth == 1 && b.mergeDepth == 1 && c.mergeDepth == 1)
       if (cell == CellFamily.RandWaveId) {
@@ -305,7 +306,7 @@ class EcmSuite extends AnyFunSuite {
     val s = EcmSketch.merge(Seq(a, b))
     assert(s.maxArrivals == 40 && s.mergeDepth == 1)
     s.add(0L, 1000L, 0L) // moves the clock: every item expires, the sketch keeps its rows
-    val enc = (x: EcmSketch) => format.SketchCodec.encode(x).toSeq
+    val enc = (x: EcmSketch) => ecmsketch.format.SketchCodec.encode(x).toSeq
     val bytes = enc(s) // writes the cells on the sketch's clock: all of them are empty now
     assert(s.nonEmptyCells == 0 && !s.isEmpty)
     for (m <- Seq(EcmSketch.merge(Seq(s, EcmSketch.create(sp, plan, 7L, 20L))), EcmSketch.merge(Seq(EcmSketch.create(sp, plan, 7L, 20L), s)))) {

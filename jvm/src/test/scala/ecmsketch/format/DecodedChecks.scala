@@ -1,7 +1,8 @@
-package ecmsketch
+package ecmsketch.format
 
 import org.scalatest.Assertions
 
+import ecmsketch.core.{CounterSketch, SketchDescription, SketchException, WindowSketch}
 import ecmsketch.ecm.EcmSketch
 import ecmsketch.format.SketchCodec
 import ecmsketch.hash.Hashing

@@ -1,11 +1,12 @@
-package ecmsketch
+package ecmsketch.ecm
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import ecmsketch.ecm.{EcmSketch, KeyType, Planner, QueryKind}
+import ecmsketch.Oracle
+import ecmsketch.core.{CellFamily, SketchException, WindowSpec}
+import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.{Ingest, SketchOps}
-import ecmsketch.window.CellFamily
 
 import scala.util.Random
 
@@ -147,10 +148,10 @@ class MaxArrivalsSuite extends AnyFunSuite {
 
   /** Input orders for the ingest layer: shuffled, 30% late, and 8 shuffled partitions merged as Spark does. */
   def viaIngest(d: Rows, spec: WindowSpec, u: Long, seed: Long, rnd: Random): Seq[(String, EcmSketch, Long)] = {
-    val ops = new SketchOps.Ecm(() => dwSketch(spec, 1, seed, u), KeyType.Long)
+    val ops = new SketchOps.Ecm(() => dwSketch(spec, 1, seed, u), ecmsketch.core.KeyType.Long)
     def feed(order: Seq[Int]): Ingest[EcmSketch] = {
       val ing = new Ingest(ops, spec.window)
-      order.foreach(i => ing.add(hash.Hashing.fingerprintLong(d.keys(i)), d.ts(i), d.ws(i)))
+      order.foreach(i => ing.add(ecmsketch.hash.Hashing.fingerprintLong(d.keys(i)), d.ts(i), d.ws(i)))
       ing
     }
     val shuffled = feed(rnd.shuffle((0 until d.n).toVector))

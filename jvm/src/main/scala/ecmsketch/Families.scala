@@ -1,0 +1,17 @@
+package ecmsketch
+
+import ecmsketch.core.{CellKind, Registration, SketchKind, WindowSketch}
+import ecmsketch.dwave.{DwCellKind, DwKind}
+import ecmsketch.ecm.EcmKind
+import ecmsketch.rwave.{DistinctKind, RwCellKind}
+import ecmsketch.window.{EhCellKind, EhKind}
+
+/** The registration list: every sketch kind and cell kind, one line per family. The core registry
+  * (ecmsketch.core.Registry) loads this object by name on first use; a new family adds its
+  * descriptors here (docs/DESIGN.md, "Layout").
+  */
+object Families extends Registration {
+  val sketchKinds: Seq[SketchKind[_ <: WindowSketch]] = Seq(EhKind, EcmKind, DwKind, DistinctKind)
+  /** In the order the `cell` option lists them in messages. */
+  val cellKinds: Seq[CellKind] = Seq(EhCellKind, DwCellKind, RwCellKind)
+}

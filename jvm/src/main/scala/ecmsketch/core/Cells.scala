@@ -1,0 +1,49 @@
+package ecmsketch.core
+
+/** A sliding-window counter that can be a cell of an ECM-sketch. Implementations: the exponential
+  * histogram (cell kind 1, package window), the deterministic wave (2, dwave) and the randomized
+  * wave (3, rwave). The cell kind's descriptor builds its family from the sketch's parameters.
+  */
+trait WindowCounter {
+  def add(ts: Long): Unit
+  def add(ts: Long, v: Long): Unit
+  /** Estimate of the weight with timestamps >= lo. */
+  def estimateFrom(lo: Long): Double
+  def isEmpty: Boolean
+  def lastTs: Long
+  /** Moves the clock to `now` (>= lastTs), dropping what lies wholly before the window. */
+  def advanceTo(now: Long): Unit
+  /** Weight the cell holds, each unit of it from a row of the sketch (the codec checks it against
+    * the total weight): the bucket weights of an exponential histogram, the running total of a
+    * deterministic wave, the level-0 items of a randomized wave.
+    */
+  def heldWeight: Long
+}
+
+/** A family of window counters with one error parameter: how to create, merge and encode them,
+  * and the relative error a counter certifies after `depth` levels of order-preserving merge.
+  */
+trait CellFamily {
+  /** Cell kind id in the binary format. */
+  def id: Int
+  def name: String
+  def epsilon: Double
+  def window: Long
+  def create(): WindowCounter
+  /** n-way order-preserving merge of cells (null = empty cell); null if all are empty. */
+  def merge(cells: Seq[WindowCounter]): WindowCounter
+  /** Relative error of a cell after `depth` merge levels. */
+  def errorBound(depth: Int): Double
+  def write(c: WindowCounter, out: ByteWriter, base: Long): Unit
+  /** Reads a cell written by [[write]]; null for an empty cell. Validates every field. */
+  def read(in: ByteReader, base: Long, lastTs: Long): WindowCounter
+}
+
+/** Cell-kind ids of format v1 (the registered [[CellKind]]s carry them). */
+object CellFamily {
+  final val ExpHistogramId = 1
+  final val DetWaveId = 2
+  final val RandWaveId = 3
+  /** The registered name of cell kind `id`, or "unknown(id)". */
+  def name(id: Int): String = Registry.cellKind(id).map(_.name).getOrElse(s"unknown($id)")
+}

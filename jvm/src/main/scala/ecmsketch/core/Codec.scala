@@ -1,0 +1,98 @@
+package ecmsketch.core
+
+/** Binary format v1 (docs/FORMAT.md): the common header of every sketch kind, then the kind's body
+  * ([[SketchKind.encodeBody]]); the kind and cell-kind ids come from the [[Registry]].
+  */
+object Codec {
+  final val Magic: Array[Byte] = "ECMS".getBytes("US-ASCII")
+  final val Version = 1
+  final val HeaderSize = 60
+
+  private def writeCommon(s: WindowSketch, kind: Int, cellKind: Int, out: ByteWriter): Unit = {
+    out.putBytes(Magic)
+    out.putByte(Version)
+    out.putByte(kind)
+    out.putByte(cellKind)
+    out.putByte((if (s.spec.countWindow) 1 else 0) | (if (s.spec.tsMicros) 2 else 0) | (if (s.isEmpty) 0 else 4))
+    out.putLong(s.spec.window)
+    out.putDouble(s.epsilon)
+    out.putDouble(s.cellEpsilon)
+    out.putShort(s.plannedLevels)
+    out.putShort(s.mergeDepth)
+    out.putLong(s.firstTs)
+    out.putLong(s.lastTs)
+    out.putLong(s.count)
+  }
+
+  /** Encodes a sketch of kind `kind`. */
+  def encode[S <: WindowSketch](kind: SketchKind[S], s: S): Array[Byte] = {
+    val out = new ByteWriter(kind.sizeHint(s))
+    writeCommon(s, kind.id, kind.cellKindOf(s), out)
+    kind.encodeBody(s, out)
+    out.toByteArray
+  }
+
+  /** Encodes a sketch of any registered kind. */
+  def encodeAny(s: WindowSketch): Array[Byte] = Registry.kindOf(s) match {
+    case Some(k) => encodeAs(k, s)
+    case None => throw new SketchException(s"cannot encode ${s.getClass.getSimpleName}")
+  }
+
+  private def encodeAs[S <: WindowSketch](k: SketchKind[S], s: WindowSketch): Array[Byte] = encode(k, k.cast(s).get)
+
+  private def readCommon(in: ByteReader): SketchHeader = {
+    if (in.remaining < 4) throw new SketchException(s"not an ecmsketch sketch: ${in.remaining} bytes is too short")
+    val m = Array.fill(4)(in.getByte("magic").toByte)
+    if (!java.util.Arrays.equals(m, Magic))
+      throw new SketchException("not an ecmsketch sketch: bad magic bytes " + m.map(b => f"${b & 0xFF}%02x").mkString)
+    val version = in.getByte("format version")
+    if (version != Version)
+      throw new SketchException(s"unsupported sketch format version $version (this library reads version $Version)")
+    val kind = in.getByte("sketch kind")
+    val sk = Registry.sketchKind(kind).getOrElse(throw new SketchException(s"corrupt sketch: unknown sketch kind $kind"))
+    val cellKind = in.getByte("cell kind")
+    val ck = Registry.cellKind(cellKind).getOrElse(throw new SketchException(s"corrupt sketch: unknown cell kind $cellKind"))
+    if (!sk.cellKindAllowed(cellKind))
+      throw new SketchException(s"corrupt sketch: sketch kind $kind cannot hold cells of kind $cellKind")
+    val flags = in.getByte("flags")
+    if ((flags & ~7) != 0) throw new SketchException(s"corrupt sketch: unknown flag bits ${flags & ~7}")
+    val window = in.getLong("window")
+    if (window <= 0) throw new SketchException(s"corrupt sketch: window $window is not positive")
+    if ((flags & 3) == 3) throw new SketchException("corrupt sketch: a count-based window with TIMESTAMP ticks")
+    val spec = WindowSpec(countWindow = (flags & 1) != 0, tsMicros = (flags & 2) != 0, window = window)
+    val eps = in.getDouble("epsilon")
+    if (!(eps >= 0.001 && eps < 1.0)) throw new SketchException(s"corrupt sketch: epsilon $eps outside [0.001, 1)")
+    val cellEps = in.getDouble("cell epsilon")
+    val minCellEps = ck.minCellEpsilon
+    if (!(cellEps >= minCellEps && cellEps <= eps))
+      throw new SketchException(s"corrupt sketch: cell epsilon $cellEps outside [$minCellEps, $eps]")
+    ck.checkCellEpsilon(cellEps, eps)
+    val levels = in.getShort("planned merge levels")
+    if (levels > Bounds.MaxLevels) throw new SketchException(s"corrupt sketch: planned merge levels $levels > ${Bounds.MaxLevels}")
+    val depth = in.getShort("merge depth")
+    val first = in.getLong("first timestamp")
+    val last = in.getLong("last timestamp")
+    val count = in.getLong("total weight")
+    if (count < 0) throw new SketchException(s"corrupt sketch: negative total weight $count")
+    val hasRows = (flags & 4) != 0
+    if (hasRows && first > last) throw new SketchException(s"corrupt sketch: first timestamp $first after last $last")
+    if (!hasRows && (count != 0 || first != Long.MaxValue || last != Long.MinValue))
+      throw new SketchException("corrupt sketch: an empty sketch with timestamps or weight")
+    SketchHeader(kind, cellKind, spec, eps, cellEps, levels, depth, first, last, count, hasRows)
+  }
+
+  /** Decodes any sketch, validating every field; throws [[SketchException]] on bad bytes. */
+  def decode(bytes: Array[Byte]): WindowSketch = {
+    val in = new ByteReader(bytes)
+    val h = readCommon(in)
+    val s = Registry.sketchKind(h.kind).get.decodeBody(in, h)
+    s.restoreState(h.depth, h.firstTs, h.lastTs, h.count, h.hasRows)
+    s
+  }
+
+  /** Decodes a sketch that must be of kind `kind` ("expected <kind.expected> but got <what it is>"). */
+  def decodeAs[S <: WindowSketch](kind: SketchKind[S], bytes: Array[Byte]): S = {
+    val s = decode(bytes)
+    kind.cast(s).getOrElse(throw new SketchException(s"expected ${kind.expected} but got ${Registry.describe(s)}"))
+  }
+}

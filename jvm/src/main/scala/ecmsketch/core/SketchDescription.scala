@@ -1,0 +1,36 @@
+package ecmsketch.core
+
+/** What `sketch_info` (SQL) and `info()` (Python) report for a sketch: the fields every kind shares
+  * here, the kind's own from its [[SketchKind.info]].
+  */
+object SketchDescription {
+  /** Field names in display order. Window is null when unbounded; first_ts/last_ts are null for an
+    * empty sketch; fields that do not apply to a sketch or cell kind are null.
+    */
+  val fields: Seq[String] = Seq("kind", "format_version", "window_type", "window", "ts_unit", "epsilon", "delta",
+    "width", "depth", "cell_kind", "cell_epsilon", "cm_epsilon", "max_arrivals", "cell_delta", "wave_capacity",
+    "wave_instances", "optimize_for", "key_type", "seed",
+    "planned_merge_levels", "merge_depth", "error_bound", "point_error_bound", "inner_product_error_bound",
+    "total_error_bound", "first_ts", "last_ts", "total_weight", "size_bytes")
+
+  private val notApplicable: Map[String, Any] = Seq("max_arrivals", "cell_delta", "wave_capacity", "wave_instances",
+    "delta", "width", "depth", "cm_epsilon", "optimize_for", "key_type", "seed", "point_error_bound",
+    "total_error_bound", "inner_product_error_bound").map(_ -> null).toMap
+
+  def describe(s: WindowSketch, sizeBytes: Int): Map[String, Any] = {
+    val common = Map[String, Any](
+      "format_version" -> Codec.Version,
+      "window_type" -> s.spec.typeName,
+      "window" -> (if (s.spec.unbounded) null else s.spec.window),
+      "ts_unit" -> (if (s.spec.countWindow) "sequence" else if (s.spec.tsMicros) "microseconds" else "ticks"),
+      "epsilon" -> s.epsilon, "cell_epsilon" -> s.cellEpsilon,
+      "planned_merge_levels" -> s.plannedLevels, "merge_depth" -> s.mergeDepth,
+      "first_ts" -> (if (s.isEmpty) null else s.firstTs), "last_ts" -> (if (s.isEmpty) null else s.lastTs),
+      "total_weight" -> s.count, "size_bytes" -> sizeBytes) ++ notApplicable
+    val kind = Registry.kindOf(s).getOrElse(throw new SketchException(s"unknown sketch ${s.getClass.getSimpleName}"))
+    common ++ Map[String, Any]("kind" -> kind.name, "error_bound" -> errorBound(kind, s)) ++ info(kind, s)
+  }
+
+  private def info[S <: WindowSketch](k: SketchKind[S], s: WindowSketch): Map[String, Any] = k.info(k.cast(s).get)
+  private def errorBound[S <: WindowSketch](k: SketchKind[S], s: WindowSketch): Double = k.errorBound(k.cast(s).get)
+}

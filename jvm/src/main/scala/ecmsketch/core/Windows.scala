@@ -1,0 +1,50 @@
+package ecmsketch.core
+
+/** Range arithmetic and merge plumbing shared by every cell and sketch kind. */
+object Windows {
+  /** The first timestamp of the range (now - r, now] for r >= 1, i.e. now - r + 1, saturating at
+    * Long.MinValue (which is exact: every timestamp is >= Long.MinValue). The range Long.MaxValue
+    * (only an unbounded window admits it; it is an unbounded window's default) means all time.
+    */
+  @inline def lowerBound(now: Long, range: Long): Long = {
+    if (range == Long.MaxValue) return Long.MinValue // the unbounded range: all time
+    val d = range - 1
+    if (java.lang.Long.compareUnsigned(now - Long.MinValue, d) < 0) Long.MinValue else now - d
+  }
+
+  /** Validates a query: 0 <= r <= N and now >= the last timestamp. */
+  def checkQuery(window: Long, range: Long, now: Long, lastTs: Long): Unit = {
+    if (range < 0) throw new SketchException(s"range must be non-negative, got $range")
+    if (range > window) throw new SketchException(s"range $range exceeds the sketch window $window")
+    if (now < lastTs) throw new SketchException(s"now ($now) must not precede the sketch's last timestamp ($lastTs)")
+  }
+
+  /** Merges `runs` sorted runs of (ts, w) pairs (run r is [starts(r), starts(r+1))) by timestamp. */
+  def mergeSortedRuns(ts: Array[Long], ws: Array[Long], starts: Array[Int], runs: Int, n: Int): (Array[Long], Array[Long]) = {
+    var aT = ts; var aW = ws
+    var bT = new Array[Long](n); var bW = new Array[Long](n)
+    var b = java.util.Arrays.copyOf(starts, runs + 1)
+    var numRuns = runs
+    while (numRuns > 1) {
+      val nb = new Array[Int](numRuns / 2 + 2)
+      var k = 0; var r = 0
+      while (r < numRuns) {
+        val lo = b(r); val mid = b(r + 1); val hi = if (r + 1 < numRuns) b(r + 2) else mid
+        var i = lo; var j = mid; var o = lo
+        while (i < mid && j < hi) {
+          if (aT(j) < aT(i)) { bT(o) = aT(j); bW(o) = aW(j); j += 1 } else { bT(o) = aT(i); bW(o) = aW(i); i += 1 }
+          o += 1
+        }
+        while (i < mid) { bT(o) = aT(i); bW(o) = aW(i); i += 1; o += 1 }
+        while (j < hi) { bT(o) = aT(j); bW(o) = aW(j); j += 1; o += 1 }
+        nb(k) = lo; k += 1
+        r += 2
+      }
+      nb(k) = n
+      b = nb; numRuns = k
+      val t1 = aT; aT = bT; bT = t1
+      val w1 = aW; aW = bW; bW = w1
+    }
+    (aT, aW)
+  }
+}

@@ -1,0 +1,64 @@
+package ecmsketch.dwave
+
+import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, CellKind, CellParams, Codec, EcmCellContext, SketchException,
+  SketchHeader, SketchKind}
+
+/** The stand-alone deterministic wave (sketch kind 3): max_arrivals (i64), then one wave cell. */
+object DwKind extends SketchKind[DwSketch](3, "dwave") {
+  def describe: String = "a deterministic wave (from dwave_agg or dwave_merge)"
+  def expected: String = "a deterministic wave (from dwave_agg)"
+  def plural: String = "deterministic waves"
+  def cellKindAllowed(cellKind: Int): Boolean = cellKind == CellFamily.DetWaveId
+  def cellKindOf(s: DwSketch): Int = CellFamily.DetWaveId
+  def sizeHint(s: DwSketch): Int = Codec.HeaderSize + 32 + 6 * s.wave.itemCount
+
+  def encodeBody(s: DwSketch, out: ByteWriter): Unit = {
+    out.putLong(s.maxArrivals)
+    new DwCells(s.wave.config).write(s.wave, out, s.firstTs)
+  }
+
+  def decodeBody(in: ByteReader, c: SketchHeader): DwSketch = {
+    val u = DwCellKind.readMaxArrivals(in)
+    val cfg = DwConfig(c.cellEpsilon, c.spec.window, u)
+    val w = new DwCells(cfg).read(in, c.firstTs, c.lastTs)
+    c.checkEmptyCell(w)
+    c.checkWeight(w)
+    in.expectEnd()
+    val wave = if (w == null) new DetWave(cfg) else w.asInstanceOf[DetWave]
+    if (w == null && c.hasRows) wave.advanceTo(c.lastTs)
+    DwSketch.restore(c.spec, c.epsilon, c.levels, c.cellEpsilon, wave)
+  }
+
+  def merge(xs: Seq[DwSketch]): DwSketch = DwSketch.merge(xs)
+  def mergeSameStream(xs: Seq[DwSketch]): DwSketch = DwSketch.mergeUnchecked(xs)
+  def mergeDiffs(a: DwSketch, b: DwSketch): Seq[String] = a.diffs(b)
+  def info(s: DwSketch): Map[String, Any] = Map("cell_kind" -> "dwave", "max_arrivals" -> DwCellKind.arrivals(s.maxArrivals),
+    "total_error_bound" -> s.errorBound)
+  def errorBound(s: DwSketch): Double = s.errorBound
+}
+
+/** Deterministic-wave cells (cell kind 2); an ECM-sketch keeps their max_arrivals in its header. */
+object DwCellKind extends CellKind(CellFamily.DetWaveId, "dwave") {
+  def deterministic: Boolean = true
+  override def takesMaxArrivals: Boolean = true
+  def minCellEpsilon: Double = DwConfig.MinEpsilon
+  def family(p: CellParams): CellFamily = new DwCells(DwConfig(p.cellEpsilon, p.window, p.maxArrivals))
+  override def writeParams(f: CellFamily, out: ByteWriter): Unit = out.putLong(config(f).maxArrivals)
+  override def readParams(in: ByteReader, c: EcmCellContext): (Long, Double) = (readMaxArrivals(in), 0.0)
+  override def info(f: CellFamily): Map[String, Any] = Map("max_arrivals" -> arrivals(config(f).maxArrivals))
+  override def mergedArrivals(us: Seq[Long], sameStream: Boolean): Long = DwConfig.mergedArrivals(us, sameStream)
+
+  private def config(f: CellFamily): DwConfig = f match {
+    case d: DwCells => d.config
+    case other => throw new SketchException(s"${other.name} cells where deterministic-wave cells were expected")
+  }
+
+  /** max_arrivals for `sketch_info`: null when unbounded. */
+  private[dwave] def arrivals(u: Long): Any = if (u == DwConfig.Unbounded) null else u
+
+  private[dwave] def readMaxArrivals(in: ByteReader): Long = {
+    val u = in.getLong("max_arrivals")
+    if (u <= 0) throw new SketchException(s"corrupt sketch: max_arrivals $u is not positive")
+    u
+  }
+}

@@ -1,0 +1,82 @@
+package ecmsketch.ecm
+
+import ecmsketch.core.{ByteReader, ByteWriter, EcmCellContext, KeyType, Registry, SketchException, SketchHeader,
+  SketchKind}
+
+/** The ECM-sketch (sketch kind 2): its Count-Min header (docs/FORMAT.md), the cell parameters its
+  * cell kind keeps there, then width x depth cells, row-major.
+  */
+object EcmKind extends SketchKind[EcmSketch](2, "ecm") {
+  final val HeaderSize = 94
+
+  def describe: String = "an ECM-sketch (from ecm_agg or ecm_merge)"
+  def expected: String = "an ECM-sketch (from ecm_agg)"
+  def plural: String = "ECM-sketches"
+  def cellKindAllowed(cellKind: Int): Boolean = Registry.cellKind(cellKind).isDefined
+  def cellKindOf(s: EcmSketch): Int = s.params.cellKind
+  def sizeHint(s: EcmSketch): Int = HeaderSize + s.width * s.depth * 8
+
+  def encodeBody(s: EcmSketch, out: ByteWriter): Unit = {
+    out.putDouble(s.plan.delta)
+    out.putDouble(s.plan.cmEpsilon)
+    out.putInt(s.width)
+    out.putInt(s.depth)
+    out.putLong(s.seed)
+    out.putByte(s.keyType)
+    out.putByte(s.plan.kind.id)
+    Registry.cellKindOrFail(s.cellKind).writeParams(s.family, out)
+    var i = 0
+    val n = s.width * s.depth
+    // Cells are written on the sketch's clock (cells not touched lately lag behind it): wave
+    // decoders check every item against the window ending at the sketch's last timestamp, and for
+    // every kind it makes the bytes canonical, since merges sync their inputs the same way.
+    s.syncCells()
+    while (i < n) { s.family.write(s.cells(i), out, s.firstTs); i += 1 }
+  }
+
+  def decodeBody(in: ByteReader, c: SketchHeader): EcmSketch = {
+    val delta = in.getDouble("delta")
+    if (!(delta > 0 && delta < 1)) throw new SketchException(s"corrupt sketch: delta $delta outside (0, 1)")
+    val cmEps = in.getDouble("Count-Min epsilon")
+    if (!(cmEps > 0 && cmEps < 1)) throw new SketchException(s"corrupt sketch: Count-Min epsilon $cmEps outside (0, 1)")
+    val width = in.getInt("width")
+    val depth = in.getInt("depth")
+    if (width < 1 || width > Planner.MaxWidth) throw new SketchException(s"corrupt sketch: width $width outside [1, ${Planner.MaxWidth}]")
+    if (depth < 1 || depth > Planner.MaxDepth) throw new SketchException(s"corrupt sketch: depth $depth outside [1, ${Planner.MaxDepth}]")
+    if (width.toLong * depth > Planner.MaxCells) throw new SketchException(s"corrupt sketch: ${width}x$depth cells exceed ${Planner.MaxCells}")
+    // the array must be as large as delta and the Count-Min epsilon claim (they enter the bound)
+    val needW = math.ceil(math.E / cmEps - 1e-9)
+    if (width < needW) throw new SketchException(s"corrupt sketch: width $width is too small for Count-Min epsilon $cmEps (needs ${needW.toLong})")
+    val needD = math.max(1.0, math.ceil(math.log(1.0 / delta) - 1e-9))
+    if (depth < needD) throw new SketchException(s"corrupt sketch: depth $depth is too small for delta $delta (needs ${needD.toLong})")
+    val seed = in.getLong("seed")
+    val keyType = in.getByte("key type")
+    if (keyType > KeyType.Binary) throw new SketchException(s"corrupt sketch: unknown key type $keyType")
+    val kind = QueryKind.fromId(in.getByte("optimize_for"))
+    val (maxArrivals, cellDelta) = Registry.cellKindOrFail(c.cellKind).readParams(in,
+      EcmCellContext(c.cellEpsilon, c.spec.window, seed, delta, depth, pointQueries = kind == QueryKind.Point))
+    val n = width * depth
+    if (in.remaining < n) throw new SketchException(s"corrupt sketch: truncated: $n cells need at least $n bytes, ${in.remaining} left")
+    val plan = EcmPlan(c.epsilon, delta, kind, c.levels, c.cellEpsilon, cmEps, width, depth, c.cellKind, cellDelta)
+    val params = EcmParams(c.spec, plan, seed, maxArrivals)
+    EcmSketch.decodeCells(params, keyType, in, c)
+  }
+
+  def merge(xs: Seq[EcmSketch]): EcmSketch = EcmSketch.merge(xs)
+  def mergeSameStream(xs: Seq[EcmSketch]): EcmSketch = EcmSketch.mergeUnchecked(xs)
+  def mergeDiffs(a: EcmSketch, b: EcmSketch): Seq[String] = a.diffs(b) ++
+    (if (a.keyType != KeyType.Unset && b.keyType != KeyType.Unset && a.keyType != b.keyType)
+      Seq(s"key type ${KeyType.name(a.keyType)} vs ${KeyType.name(b.keyType)}") else Nil)
+
+  def info(e: EcmSketch): Map[String, Any] = {
+    val det = e.plan.deterministicCells
+    Registry.cellKindOrFail(e.cellKind).info(e.family) ++ Map(
+      "cell_kind" -> e.cellName, "delta" -> e.delta, "width" -> e.width, "depth" -> e.depth,
+      "cm_epsilon" -> e.plan.cmEpsilon, "optimize_for" -> e.plan.kind.name, "key_type" -> KeyType.name(e.keyType),
+      "seed" -> e.seed, "point_error_bound" -> e.pointErrorBound,
+      "inner_product_error_bound" -> (if (det) e.innerProductErrorBound(e) else null),
+      "total_error_bound" -> (if (det) e.totalErrorBound else null))
+  }
+
+  def errorBound(s: EcmSketch): Double = s.errorBound
+}

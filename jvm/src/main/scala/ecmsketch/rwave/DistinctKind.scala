@@ -1,0 +1,101 @@
+package ecmsketch.rwave
+
+import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, CellKind, CellParams, Codec, EcmCellContext, KeyType,
+  SketchException, SketchHeader, SketchKind}
+
+/** The distinct-count sketch (sketch kind 4): delta (f64), seed (i64), key type (u8), queue
+  * capacity (u32), instances (u16), then one randomized-wave cell.
+  */
+object DistinctKind extends SketchKind[DistinctSketch](4, "distinct") {
+  def describe: String = "a distinct-count sketch (from distinct_agg or distinct_merge)"
+  def expected: String = "a distinct-count sketch (from distinct_agg)"
+  def plural: String = "distinct-count sketches"
+  def cellKindAllowed(cellKind: Int): Boolean = cellKind == CellFamily.RandWaveId
+  def cellKindOf(s: DistinctSketch): Int = CellFamily.RandWaveId
+  def sizeHint(s: DistinctSketch): Int = Codec.HeaderSize + 32 + 12 * s.wave.entryCount
+
+  def encodeBody(s: DistinctSketch, out: ByteWriter): Unit = {
+    out.putDouble(s.config.delta)
+    out.putLong(s.config.seed)
+    out.putByte(s.keyType)
+    out.putInt(s.config.capacity)
+    out.putShort(s.config.instances)
+    new RwCells(s.config).write(s.wave, out, s.firstTs)
+  }
+
+  def decodeBody(in: ByteReader, c: SketchHeader): DistinctSketch = {
+    if (c.levels != 0) throw new SketchException(s"corrupt sketch: a distinct-count sketch has planned merge levels ${c.levels}, expected 0")
+    val delta = in.getDouble("delta")
+    if (!(delta > 0 && delta < 1)) throw new SketchException(s"corrupt sketch: delta $delta outside (0, 1)")
+    val seed = in.getLong("seed")
+    val keyType = in.getByte("key type")
+    if (keyType > KeyType.Binary) throw new SketchException(s"corrupt sketch: unknown key type $keyType")
+    val cfg = RwCellKind.readConfig(in, c.epsilon, delta, c.spec.window, seed)
+    val w = new RwCells(cfg).read(in, c.firstTs, c.lastTs)
+    c.checkEmptyCell(w)
+    c.checkWeight(w)
+    in.expectEnd()
+    val wave = if (w == null) new RandWave(cfg) else w.asInstanceOf[RandWave]
+    if (w == null && c.hasRows) wave.advanceTo(c.lastTs)
+    DistinctSketch.restore(c.spec, cfg, wave, keyType)
+  }
+
+  def merge(xs: Seq[DistinctSketch]): DistinctSketch = DistinctSketch.merge(xs)
+  def mergeSameStream(xs: Seq[DistinctSketch]): DistinctSketch = DistinctSketch.mergeUnchecked(xs)
+  def mergeDiffs(a: DistinctSketch, b: DistinctSketch): Seq[String] = a.diffs(b)
+  def info(d: DistinctSketch): Map[String, Any] = RwCellKind.info(d.config) ++ Map(
+    "cell_kind" -> RwCellKind.name, "delta" -> d.delta, "key_type" -> KeyType.name(d.keyType), "seed" -> d.seed)
+  def errorBound(s: DistinctSketch): Double = s.errorBound
+}
+
+/** Randomized-wave cells (cell kind 3): point queries only; an ECM-sketch keeps their delta, queue
+  * capacity and instances in its header.
+  */
+object RwCellKind extends CellKind(CellFamily.RandWaveId, "rwave") {
+  def deterministic: Boolean = false
+  def minCellEpsilon: Double = RwConfig.MinEpsilon
+  override def checkCellEpsilon(cellEps: Double, eps: Double): Unit =
+    if (cellEps != eps)
+      throw new SketchException(s"corrupt sketch: randomized-wave cells must have cell epsilon = epsilon, got $cellEps and $eps")
+  def family(p: CellParams): CellFamily = new RwCells(RwConfig(p.cellEpsilon, p.cellDelta, p.window, p.seed))
+
+  override def writeParams(f: CellFamily, out: ByteWriter): Unit = {
+    val c = config(f)
+    out.putDouble(c.delta); out.putInt(c.capacity); out.putShort(c.instances)
+  }
+
+  override def readParams(in: ByteReader, c: EcmCellContext): (Long, Double) = {
+    if (!c.pointQueries) throw new SketchException("corrupt sketch: randomized-wave cells with optimize_for inner_product")
+    val needD2 = math.max(1.0, math.ceil(math.log(2.0 / c.delta) - 1e-9))
+    if (c.depth < needD2)
+      throw new SketchException(s"corrupt sketch: depth ${c.depth} is too small for delta ${c.delta} with randomized cells (needs ${needD2.toLong})")
+    val cellDelta = in.getDouble("cell delta")
+    if (!(cellDelta > 0 && cellDelta <= c.delta / (2.0 * c.depth)))
+      throw new SketchException(s"corrupt sketch: cell delta $cellDelta outside (0, delta/(2 depth)]")
+    readConfig(in, c.cellEpsilon, cellDelta, c.window, c.seed)
+    (CellParams.Unbounded, cellDelta)
+  }
+
+  override def info(f: CellFamily): Map[String, Any] = info(config(f))
+
+  private[rwave] def info(c: RwConfig): Map[String, Any] =
+    Map("cell_delta" -> c.delta, "wave_capacity" -> c.capacity, "wave_instances" -> c.instances)
+
+  private def config(f: CellFamily): RwConfig = f match {
+    case r: RwCells => r.config
+    case other => throw new SketchException(s"${other.name} cells where randomized-wave cells were expected")
+  }
+
+  /** Reads and checks the randomized-wave parameters against what the config derives from them. */
+  private[rwave] def readConfig(in: ByteReader, eps: Double, delta: Double, window: Long, seed: Long): RwConfig = {
+    val cfg = try RwConfig(eps, delta, window, seed) catch {
+      case e: SketchException => throw new SketchException(s"corrupt sketch: ${e.getMessage}")
+    }
+    val cap = in.getInt("queue capacity")
+    val inst = in.getShort("instances")
+    if (cap != cfg.capacity || inst != cfg.instances)
+      throw new SketchException(s"corrupt sketch: randomized-wave capacity $cap and instances $inst do not match " +
+        s"epsilon $eps and delta $delta (expected ${cfg.capacity} and ${cfg.instances})")
+    cfg
+  }
+}

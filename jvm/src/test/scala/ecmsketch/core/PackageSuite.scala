@@ -1,0 +1,105 @@
+package ecmsketch.core
+
+import java.nio.file.{Files, Path, Paths}
+
+import scala.jdk.CollectionConverters._
+
+import org.scalatest.funsuite.AnyFunSuite
+
+/** The package rules of docs/DESIGN.md ("Layout"), read from the sources of jvm/src/main: the
+  * `import` lines and fully-qualified `ecmsketch.x` references of each file (outside comments and
+  * string literals) give the packages it depends on. Core imports no family, a family imports no
+  * other family, and no two packages import each other.
+  */
+class PackageSuite extends AnyFunSuite {
+  import PackageSuite._
+
+  private lazy val graph: Map[String, Set[String]] = dependencies(mainSources())
+
+  test("the sources are found and every package is in the graph") {
+    assert(Set("core", "root", "spark", "api", "format", "ingest", "hash") ++ Families subsetOf graph.keySet, graph.keySet)
+    assert(graph.values.flatten.toSet.contains("core"))
+  }
+
+  test("core imports no family (and nothing of ecmsketch outside core)") {
+    assert(graph("core") == Set.empty, s"core depends on ${graph("core")}")
+  }
+
+  test("a family package imports no other family package") {
+    val bad = for { f <- Families.toSeq.sorted; d <- graph(f) if Families(d) && d != f } yield s"$f -> $d"
+    assert(bad.isEmpty, bad.mkString(", "))
+  }
+
+  test("no two packages import each other") {
+    assert(mutualPairs(graph).isEmpty, mutualPairs(graph).mkString(", "))
+  }
+
+  test("the rules catch what they are meant to catch") {
+    val g = dependencies(Seq(
+      "package ecmsketch.core\nimport ecmsketch.window.ExpHistogram\n",
+      "package ecmsketch.window\nimport ecmsketch.core.{A, B}\nobject X { val y = ecmsketch.dwave.DwConfig.Unbounded }\n",
+      "package ecmsketch.dwave\n// ecmsketch.rwave in a comment\nobject Z { val s = \"ecmsketch.rwave.X\" }\n",
+      "package org.apache.spark.sql.ecmsketch\nobject Shim\n"))
+    assert(g("core") == Set("window"))
+    assert(g("window") == Set("core", "dwave"))
+    assert(g("dwave") == Set.empty)
+    assert(mutualPairs(g) == Seq("core <-> window"))
+  }
+}
+
+object PackageSuite {
+  val Families: Set[String] = Set("window", "dwave", "rwave", "ecm")
+
+  /** The Scala sources of jvm/src/main, found from the working directory upwards. */
+  def mainSources(): Seq[String] = {
+    var dir: Path = Paths.get(System.getProperty("user.dir")).toAbsolutePath
+    while (dir != null && !Files.isDirectory(dir.resolve("jvm/src/main/scala"))) dir = dir.getParent
+    assert(dir != null, "jvm/src/main/scala not found above the working directory")
+    val files = Files.walk(dir.resolve("jvm/src/main/scala")).iterator().asScala.filter(_.toString.endsWith(".scala")).toSeq
+    files.map(f => new String(Files.readAllBytes(f), "UTF-8"))
+  }
+
+  /** Package of `ecmsketch[.x]` as a short name: "root" for ecmsketch itself. */
+  private def short(pkg: String): String = pkg.stripPrefix("ecmsketch").stripPrefix(".") match {
+    case "" => "root"
+    case p => p
+  }
+
+  /** Source without comments and string literals. */
+  def code(src: String): String = {
+    val out = new StringBuilder
+    var i = 0
+    val n = src.length
+    while (i < n) {
+      if (src.startsWith("//", i)) { while (i < n && src(i) != '\n') i += 1 }
+      else if (src.startsWith("/*", i)) { val e = src.indexOf("*/", i + 2); i = if (e < 0) n else e + 2; out += ' ' }
+      else if (src.startsWith("\"\"\"", i)) { val e = src.indexOf("\"\"\"", i + 3); i = if (e < 0) n else e + 3; out ++= "\"\"" }
+      else if (src(i) == '"') {
+        i += 1
+        while (i < n && src(i) != '"' && src(i) != '\n') { if (src(i) == '\\') i += 1; i += 1 }
+        i += 1; out ++= "\"\""
+      } else if (src(i) == '\'' && i + 2 < n && src(i + 2) == '\'') { i += 3; out ++= "' '" }
+      else { out += src(i); i += 1 }
+    }
+    out.result()
+  }
+
+  private val PackageLine = """(?m)^package\s+([\w.]+)""".r
+  // ecmsketch.<pkg>. or ecmsketch.<Object> (root), not preceded by an identifier or a dot
+  private val Reference = """(?<![\w.])ecmsketch\.(?:([a-z]\w*)\.|([A-Z]\w*))""".r
+
+  /** Package -> the ecmsketch packages it refers to (itself excluded). */
+  def dependencies(sources: Seq[String]): Map[String, Set[String]] = {
+    val pairs = sources.map { src =>
+      val c = code(src)
+      val pkg = PackageLine.findFirstMatchIn(c).map(_.group(1)).getOrElse("")
+      val self = if (pkg.startsWith("ecmsketch")) short(pkg) else if (pkg.endsWith(".ecmsketch")) "spark-shim" else pkg
+      val refs = Reference.findAllMatchIn(c).map(m => if (m.group(1) != null) m.group(1) else "root").toSet
+      self -> (refs - self)
+    }
+    pairs.groupMapReduce(_._1)(_._2)(_ ++ _)
+  }
+
+  def mutualPairs(g: Map[String, Set[String]]): Seq[String] =
+    (for { (a, ds) <- g.toSeq; b <- ds if a < b && g.getOrElse(b, Set.empty).contains(a) } yield s"$a <-> $b").sorted
+}
