@@ -2,7 +2,7 @@ package ecmsketch.dwave
 
 import ecmsketch.core.{SketchException, WindowCounter, Windows}
 
-/** Parameters of a deterministic wave (Gibbons & Tirthapura §3.3-3.5; ALGORITHMS.md §3).
+/** Parameters of a deterministic wave (Gibbons & Tirthapura §3; docs/dwave.md).
   *
   * @param epsilon     relative error of one wave, in [1e-4, 1)
   * @param window      N in ticks (time-based) or arrivals (count-based); Long.MaxValue = unbounded
@@ -72,8 +72,7 @@ object DwConfig {
 
 /** A deterministic wave: a sliding-window counter (or sum of non-negative integer weights) with
   * relative error <= epsilon on every range r <= N, O(1) worst-case time per update, and the
-  * order-preserving merge of ECM §5.1. See ALGORITHMS.md §3 and the implementation notes in
-  * docs/dwave.md.
+  * order-preserving merge of ECM §5.1. See the design and implementation notes in docs/dwave.md.
   *
   * Items are (pos, zb, z): timestamp, running total before and including the item's weight v = z - zb.
   * The running totals are plain 64-bit longs; they replace the paper's counters modulo N' (we have
@@ -587,7 +586,7 @@ object DetWave {
   private val EmptyRings = new Array[Array[Int]](0)
   private final val NoP2 = Long.MinValue
 
-  /** Order-preserving n-way merge (ECM §5.1, ALGORITHMS.md §3.7) into a wave with `config`
+  /** Order-preserving n-way merge (ECM §5.1; docs/dwave.md, merge) into a wave with `config`
     * (callers pick its max_arrivals, see [[DwConfig.mergedArrivals]]). Adds the same error as the
     * EH merge: the result answers within (1 + eps_in)(1 + eps_out) - 1 of the union. A single
     * non-empty input with an equal config is copied.

@@ -3,7 +3,7 @@ package ecmsketch.rwave
 import ecmsketch.core.{SketchException, WindowCounter}
 import ecmsketch.hash.Hashing
 
-/** Parameters of a randomized wave (Gibbons & Tirthapura §4-5, ECM §5.2; ALGORITHMS.md §4).
+/** Parameters of a randomized wave (Gibbons & Tirthapura §4-5, ECM §5.2; docs/rwave.md).
   *
   * @param epsilon relative error, in [0.01, 1)
   * @param delta   failure probability of one query, in (0, 1)
@@ -177,7 +177,7 @@ private[rwave] final class Scratch {
   * instances of 2^l * |{items of level l with ts >= lo}| at the lowest level l that covers lo.
   *
   * As an ECM cell, [[add]] assigns every arrival a fresh event id (a per-wave random salt plus a
-  * counter), so arrivals sharing a timestamp stay distinct (ALGORITHMS.md §4.6 (b)).
+  * counter), so arrivals sharing a timestamp stay distinct (docs/rwave.md).
   *
   * Implementation (docs/rwave.md):
   *  - Level hash: t = (a_i x + b_i) mod (2^61 - 1), x = id mod (2^61 - 1), h_i = min(60, nlz(t) - 3),
@@ -188,7 +188,7 @@ private[rwave] final class Scratch {
   *    with h >= l (each at its latest ts), minus the expired ones (ts <= lastTs - N). This state is
   *    independent of arrival order and of where the stream was split, so a merge equals one wave
   *    built over the union.
-  *  - Coverage without overflow markers (ALGORITHMS.md §4.4 caveat, §10.16): level l covers a
+  *  - Coverage without overflow markers (docs/rwave.md, coverage): level l covers a
   *    query start s iff it holds fewer than `capacity` items or its oldest ts is < s. A covering
   *    level then holds exactly the ids with h >= l whose latest ts is >= s.
   *  - Level 0 receives every item in every instance, so its contents are identical across
