@@ -14,6 +14,22 @@ final case class SketchHeader(kind: Int, cellKind: Int, spec: WindowSpec, epsilo
     val w = SketchHeader.weight(cell)
     if (w > count) throw new SketchException(s"corrupt sketch: the cell holds weight $w, more than the total weight $count")
   }
+
+  /** The body of a one-cell sketch kind: the cell, validated against this header, and the end of
+    * the bytes. An empty cell becomes `empty`, moved to the header's clock when the sketch has rows.
+    */
+  def readSingleCell[C <: WindowCounter](in: ByteReader, family: CellFamily)(empty: => C): C = {
+    val cell = family.read(in, firstTs, lastTs)
+    checkEmptyCell(cell)
+    checkWeight(cell)
+    in.expectEnd()
+    if (cell != null) cell.asInstanceOf[C]
+    else {
+      val c = empty
+      if (hasRows) c.advanceTo(lastTs)
+      c
+    }
+  }
 }
 
 object SketchHeader {

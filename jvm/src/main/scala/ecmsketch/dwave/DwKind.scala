@@ -20,12 +20,7 @@ object DwKind extends SketchKind[DwSketch](3, "dwave") {
   def decodeBody(in: ByteReader, c: SketchHeader): DwSketch = {
     val u = DwCellKind.readMaxArrivals(in)
     val cfg = DwConfig(c.cellEpsilon, c.spec.window, u)
-    val w = new DwCells(cfg).read(in, c.firstTs, c.lastTs)
-    c.checkEmptyCell(w)
-    c.checkWeight(w)
-    in.expectEnd()
-    val wave = if (w == null) new DetWave(cfg) else w.asInstanceOf[DetWave]
-    if (w == null && c.hasRows) wave.advanceTo(c.lastTs)
+    val wave = c.readSingleCell(in, new DwCells(cfg))(new DetWave(cfg))
     DwSketch.restore(c.spec, c.epsilon, c.levels, c.cellEpsilon, wave)
   }
 

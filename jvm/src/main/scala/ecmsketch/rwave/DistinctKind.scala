@@ -31,12 +31,7 @@ object DistinctKind extends SketchKind[DistinctSketch](4, "distinct") {
     val keyType = in.getByte("key type")
     if (keyType > KeyType.Binary) throw new SketchException(s"corrupt sketch: unknown key type $keyType")
     val cfg = RwCellKind.readConfig(in, c.epsilon, delta, c.spec.window, seed)
-    val w = new RwCells(cfg).read(in, c.firstTs, c.lastTs)
-    c.checkEmptyCell(w)
-    c.checkWeight(w)
-    in.expectEnd()
-    val wave = if (w == null) new RandWave(cfg) else w.asInstanceOf[RandWave]
-    if (w == null && c.hasRows) wave.advanceTo(c.lastTs)
+    val wave = c.readSingleCell(in, new RwCells(cfg))(new RandWave(cfg))
     DistinctSketch.restore(c.spec, cfg, wave, keyType)
   }
 

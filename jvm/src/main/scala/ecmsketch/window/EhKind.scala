@@ -16,12 +16,7 @@ object EhKind extends SketchKind[EhSketch](1, "eh") {
 
   def decodeBody(in: ByteReader, c: SketchHeader): EhSketch = {
     val cfg = EhConfig(c.cellEpsilon, c.spec.window)
-    val h = new EhCells(cfg).read(in, c.firstTs, c.lastTs)
-    c.checkEmptyCell(h)
-    c.checkWeight(h)
-    in.expectEnd()
-    val hist = if (h == null) new ExpHistogram(cfg) else h.asInstanceOf[ExpHistogram]
-    if (h == null && c.hasRows) hist.advanceTo(c.lastTs)
+    val hist = c.readSingleCell(in, new EhCells(cfg))(new ExpHistogram(cfg))
     EhSketch.restore(c.spec, c.epsilon, c.levels, c.cellEpsilon, hist)
   }
 
