@@ -51,6 +51,7 @@ sql-examples: setup
 bench: setup
 	$(SBT) "Test/runMain ecmsketch.bench.CoreBench"
 	$(VPY) bench/spark_bench.py
+	$(VPY) bench/query_bench.py
 
 clean:
 	rm -rf target project/target $(JAR) $(VENV) .pytest_cache

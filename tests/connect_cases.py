@@ -195,8 +195,21 @@ def sql_named_arguments(spark, E):
               FROM (SELECT cast(id % 37 AS STRING) AS k, id AS ts FROM range(0, {N}, 1, 2)))""")
 
 
+def ecm_point_many_keys(spark, E):
+    """The array form of ecm_point: one call answers many keys (string, bigint and binary arrays)."""
+    df = base(spark)
+    return (df.agg(E.ecm_agg("k", "ts", 5000).alias("s"), E.ecm_agg("ik", "ts", 2000).alias("b"),
+                   E.ecm_agg(SF.col("k").cast("binary"), "ts", 1000).alias("bin"))
+            .select(E.ecm_point("s", SF.array(*[SF.lit(str(i)) for i in range(5)]), 1000).alias("p_strings"),
+                    E.ecm_point("s", SF.array(*[SF.lit(str(i)) for i in range(5)])).alias("p_default"),
+                    E.ecm_point("b", SF.array(SF.lit(3), SF.lit(4), SF.lit(52)), 100, N + 50).alias("p_ints"),
+                    E.ecm_point("bin", SF.array(SF.lit(b"5"), SF.lit(b"6")), 700).alias("p_bytes"),
+                    E.ecm_point("s", SF.expr("CAST(array() AS ARRAY<STRING>)"), 1000).alias("p_empty")))
+
+
 VALUE_CASES: List[Tuple[str, Callable]] = [
     ("ecm_queries", ecm_queries),
+    ("ecm_point_many_keys", ecm_point_many_keys),
     ("timestamp_windows", timestamp_windows),
     ("counters", counters),
     ("merges", merges),
@@ -249,6 +262,11 @@ ERROR_CASES: List[Tuple[str, str, Callable, List[str]]] = [
      ["ecm_point: expected an ECM-sketch (from ecm_agg or ecm_merge), got an exponential histogram"]),
     ("ecm_point_key_type", "ecm_point", lambda spark, E: base(spark).agg(E.ecm_agg("ik", "ts", 1000).alias("b"))
      .select(E.ecm_point("b", "0123")), ["key type mismatch", "'0123'"]),
+    ("ecm_point_key_array_type", "ecm_point",
+     lambda spark, E: _sk(spark, E).select(E.ecm_point("s", SF.array(SF.lit(1.5), SF.lit(2.5)))),
+     ["key array elements must be STRING, BINARY, INT or BIGINT", "ARRAY<DOUBLE>"]),
+    ("ecm_point_key_array_mismatch", "ecm_point", lambda spark, E: base(spark).agg(E.ecm_agg("ik", "ts", 1000).alias("b"))
+     .select(E.ecm_point("b", SF.array(SF.lit("7"), SF.lit("0123")))), ["key type mismatch", "'0123'"]),
     ("ecm_point_int_range_timestamp_sketch", "ecm_point",
      lambda spark, E: base(spark).agg(E.ecm_agg("k", "tsx", "10 minutes").alias("t")).select(E.ecm_point("t", "1", 10)),
      ["range for a sketch of TIMESTAMPs must be an INTERVAL"]),

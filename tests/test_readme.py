@@ -25,7 +25,7 @@ def _run_sql(spark, sql: str):
 
 
 def test_readme_sql_runs(spark):
-    sql, _ = _blocks("sql")
+    sql = _blocks("sql")[0]
     (row,) = _run_sql(spark, sql)
     # the last minute of /p/3: 60 events, one in 7 is /p/3 -> 8 or 9; certified bound is epsilon
     exact = spark.sql("""SELECT count(*) FROM clicks WHERE url = '/p/3'
@@ -36,7 +36,7 @@ def test_readme_sql_runs(spark):
 
 
 def test_readme_wave_sql_runs(spark):
-    _, sql = _blocks("sql")
+    sql = _blocks("sql")[1]
     (row,) = _run_sql(spark, sql)
     # the last hour holds 36,000 visits by all 1,000 users
     last = spark.sql("SELECT max(ts) FROM visits").first()[0]
@@ -45,6 +45,17 @@ def test_readme_wave_sql_runs(spark):
     assert exact.n == 36000 and exact.u == 1000
     assert abs(row.visits_last_hour - exact.n) <= 0.01 * exact.n
     assert abs(row.users_last_hour - exact.u) <= 0.1 * exact.u
+
+
+def test_readme_many_keys_sql_runs(spark):
+    sql = _blocks("sql")[2]
+    (row,) = _run_sql(spark, sql)
+    # the last 1000 ticks hold 1000 hits spread over 7 urls; /p/9 never occurs; epsilon 0.05
+    p0, p3, p9, pnull = row.hits
+    singles = spark.sql("SELECT ecm_point(sk, '/p/0', 1000) AS a, ecm_point(sk, '/p/3', 1000) AS b, "
+                        "ecm_point(sk, '/p/9', 1000) AS c FROM hits_sketch").first()
+    assert [p0, p3, p9] == [singles.a, singles.b, singles.c] and pnull is None
+    assert abs(p0 - 1000 / 7) <= 0.05 * 1000 + 1 and abs(p3 - 1000 / 7) <= 0.05 * 1000 + 1 and p9 <= 0.05 * 1000
 
 
 def test_readme_wave_python_runs():

@@ -89,7 +89,12 @@ def eh_merge(sketch: ColumnOrName) -> Column:
 
 def ecm_point(sketch: ColumnOrName, key: Any, range: Window = None, now: Now = None) -> Column:
     """Estimated weight of ``key`` in ``(now - range, now]`` (DOUBLE). ``key`` is a Column or a
-    Python value (str, bytes or int)."""
+    Python value (str, bytes or int).
+
+    With an ARRAY Column of keys (e.g. ``F.array(...)``, ``F.col("keys")`` or ``F.collect_list("k")``), the answer is an
+    ARRAY<DOUBLE> of the estimates in the same order, computed with one decode of the sketch: the
+    fastest way to ask many keys. The elements follow the single-key type rules; a NULL element gives
+    a NULL element, a NULL array gives NULL, an empty array gives an empty array."""
     k = key if isinstance(key, Column) else lit(key)
     return call_function("ecm_point", _c(sketch), k, _p(range), _p(now))
 

@@ -65,7 +65,8 @@ object Functions {
       "_FUNC_(sketch) - Lossless merge of distinct-count sketches (same epsilon, delta and seed); NULLs are ignored.",
       "agg_funcs", classOf[DistinctMergeAgg].getName),
     Fn("ecm_point", Seq(req("sketch"), req("key"), opt("range"), opt("now")), a => EcmPoint(a),
-      "_FUNC_(sketch, key [, range [, now]]) - Estimated weight of key in (now - range, now]. Range defaults to the window, now to the sketch's last timestamp.",
+      "_FUNC_(sketch, key [, range [, now]]) - Estimated weight of key in (now - range, now]. Range defaults to the window, now to the sketch's last timestamp. " +
+        "With an ARRAY of keys, an ARRAY<DOUBLE> of the estimates in key order (a NULL element gives NULL), from one decode of the sketch.",
       "misc_funcs", classOf[EcmPoint].getName),
     Fn("ecm_inner_product", Seq(req("a"), req("b"), opt("range"), opt("now")), a => EcmInnerProduct(a),
       "_FUNC_(a, b [, range [, now]]) - Estimated inner product (join size) of two ECM-sketches over the range.",

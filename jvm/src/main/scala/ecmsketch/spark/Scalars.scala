@@ -2,7 +2,10 @@ package ecmsketch.spark
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
-import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, GenericInternalRow, JoinedRow, UnsafeArrayData, UnsafeRow}
+import org.apache.spark.sql.catalyst.util.{ArrayData, GenericArrayData}
+import org.apache.spark.unsafe.Platform
+import org.apache.spark.unsafe.array.ByteArrayMethods
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
@@ -23,8 +26,21 @@ abstract class SketchScalar extends Expression with CodegenFallback {
   override def nullable: Boolean = true
   override def foldable: Boolean = children.forall(_.foldable)
 
+  // One-entry cache per sketch argument. A hit must be certain: the same array object, or an array
+  // of the same length whose bytes are all equal (a length or sampled-hash match alone is not enough).
+  // Rows that hold the sketch in an UnsafeRow are compared in place, without Spark's per-row copy.
   @transient private lazy val cacheBytes = new Array[Array[Byte]](sketchArgs)
   @transient private lazy val cacheSketch = new Array[WindowSketch](sketchArgs)
+  @transient private lazy val argBytes = new Array[Array[Byte]](sketchArgs)
+  @transient private lazy val argOrdinal: Array[Int] = children.take(sketchArgs).map {
+    case b: BoundReference if b.dataType == BinaryType => b.ordinal
+    case _ => -1
+  }.toArray
+
+  /** Foldable sketch arguments are evaluated once; their bytes stay the same for every row. */
+  @transient private lazy val constBytes: Array[Array[Byte]] = children.take(sketchArgs).map { c =>
+    if (c.foldable) c.eval() match { case b: Array[Byte] => b; case _ => null } else null
+  }.toArray
 
   protected def decode(i: Int, b: Array[Byte]): WindowSketch = {
     if ((cacheBytes(i) ne b) && !java.util.Arrays.equals(cacheBytes(i), b)) {
@@ -32,6 +48,36 @@ abstract class SketchScalar extends Expression with CodegenFallback {
       cacheBytes(i) = b
     }
     cacheSketch(i)
+  }
+
+  /** Bytes of sketch argument `i`, or null for a NULL sketch; the cached array when the row's bytes equal it. */
+  private def argument(i: Int, input: InternalRow): Array[Byte] = {
+    val cb = constBytes(i)
+    if (cb != null) return cb
+    val ord = argOrdinal(i)
+    val cached = cacheBytes(i)
+    if (ord >= 0 && cached != null) {
+      var row = input
+      var o = ord
+      // an aggregate evaluates its input over JoinedRow(buffer, row): find the UnsafeRow that holds the field
+      while (row.isInstanceOf[JoinedRow]) {
+        val j = row.asInstanceOf[JoinedRow]
+        val left = j.getLeft
+        if (left == null) row = null
+        else if (o < left.numFields) row = left
+        else { o -= left.numFields; row = j.getRight }
+      }
+      row match {
+        case u: UnsafeRow =>
+          if (u.isNullAt(o)) return null
+          val offSize = u.getLong(o)
+          val size = offSize.toInt
+          if (size == cached.length && ByteArrayMethods.arrayEquals(u.getBaseObject, u.getBaseOffset + (offSize >>> 32),
+              cached, Platform.BYTE_ARRAY_OFFSET, size.toLong)) return cached
+        case _ => ()
+      }
+    }
+    children(i).eval(input).asInstanceOf[Array[Byte]]
   }
 
   /** Argument `i` decoded as a sketch of kind `kind` ("f: expected <kind>, got <what it is>" otherwise). */
@@ -53,12 +99,12 @@ abstract class SketchScalar extends Expression with CodegenFallback {
   override def eval(input: InternalRow): Any = DataErrors(prettyName)(evalSketches(input))
 
   private def evalSketches(input: InternalRow): Any = {
-    val sk = new Array[Array[Byte]](sketchArgs)
+    val sk = argBytes
     var i = 0
     while (i < sketchArgs) {
-      val v = children(i).eval(input)
+      val v = argument(i, input)
       if (v == null) return null
-      sk(i) = v.asInstanceOf[Array[Byte]]
+      sk(i) = v
       i += 1
     }
     compute(sk, input)
@@ -67,6 +113,7 @@ abstract class SketchScalar extends Expression with CodegenFallback {
   protected def compute(sketches: Array[Array[Byte]], input: InternalRow): Any
 }
 
+
 /** Range and now arguments at positions `r` and `r + 1`. */
 trait RangeNowArgs { self: SketchScalar =>
   protected def rangeAt: Int
@@ -74,37 +121,89 @@ trait RangeNowArgs { self: SketchScalar =>
     Args.checkRangeType(children(rangeAt), prettyName)
     Args.checkNowType(children(rangeAt + 1), prettyName)
   }
+  // Constant range and now are converted once per sketch object (the conversion depends on its tick unit).
+  @transient private lazy val constRangeNow: Boolean = children(rangeAt).foldable && children(rangeAt + 1).foldable
+  @transient private var rnFor: WindowSketch = null
+  @transient private var rnValue: (java.lang.Long, java.lang.Long) = null
   protected def rangeNow(s: WindowSketch, input: InternalRow): (java.lang.Long, java.lang.Long) = {
+    if (constRangeNow && (rnFor eq s)) return rnValue
     val r = Args.range(s, children(rangeAt), children(rangeAt).eval(input), prettyName)
     val n = Args.now(s, children(rangeAt + 1), children(rangeAt + 1).eval(input), prettyName)
+    if (constRangeNow) { rnValue = (r, n); rnFor = s }
     (r, n)
   }
 }
 
-/** `ecm_point(sketch, key [, range [, now]])`: estimated weight of `key` in (now - range, now]. */
+/** `ecm_point(sketch, key [, range [, now]])`: estimated weight of `key` in (now - range, now].
+  * With an ARRAY of keys, an ARRAY<DOUBLE> of the estimates in the same order (a NULL element gives
+  * a NULL element, a NULL array gives NULL); the sketch is decoded once for all of them.
+  */
 case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNowArgs {
   override def prettyName: String = "ecm_point"
   protected def rangeAt = 2
-  override def dataType: DataType = DoubleType
+  private def keyArray: Boolean = children(1).dataType.isInstanceOf[ArrayType]
+  override def dataType: DataType = if (keyArray) ArrayType(DoubleType, containsNull = true) else DoubleType
   override protected def checkArgs(): Unit = {
     children(1).dataType match {
-      case _: StringType | BinaryType | NullType => ()
-      case dt if Args.isIntegral(dt) => ()
-      case dt => throw new SketchException(s"ecm_point: key must be STRING, BINARY, INT or BIGINT, got ${dt.sql}")
+      case ArrayType(et, _) => keyKindOf(et, s"ecm_point: key array elements must be STRING, BINARY, INT or BIGINT, got ARRAY<${et.sql}>")
+      case dt => keyKindOf(dt, s"ecm_point: key must be STRING, BINARY, INT or BIGINT (or an ARRAY of them), got ${dt.sql}")
     }
     checkRangeNow()
   }
+  private def keyKindOf(dt: DataType, err: => String): Int = dt match {
+    case _: StringType => 0
+    case BinaryType => 1
+    case NullType => 3
+    case t if Args.isIntegral(t) => 2
+    case _ => throw new SketchException(err)
+  }
+  @transient private lazy val elemType: DataType = children(1).dataType match {
+    case ArrayType(et, _) => et
+    case dt => dt
+  }
+  @transient private lazy val keyKind: Int = keyKindOf(elemType, "")
+
+  @inline private def print(s: EcmSketch, k: Any): Long = keyKind match {
+    case 0 => s.fingerprintFor(k.asInstanceOf[UTF8String].toString)
+    case 1 => s.fingerprintFor(k.asInstanceOf[Array[Byte]])
+    case _ => s.fingerprintFor(Args.longOf(k))
+  }
+
   protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
     val s = as(EcmKind, 0, sk(0))
     val k = children(1).eval(input)
     if (k == null) return null
     val (r, n) = rangeNow(s, input)
-    val fp = children(1).dataType match {
-      case _: StringType => s.fingerprintFor(k.asInstanceOf[UTF8String].toString)
-      case BinaryType => s.fingerprintFor(k.asInstanceOf[Array[Byte]])
-      case _ => s.fingerprintFor(Args.longOf(k))
+    if (!keyArray) return s.pointFingerprint(print(s, k), r, n)
+    val keys = k.asInstanceOf[ArrayData]
+    val len = keys.numElements()
+    var nulls = false
+    var i = 0
+    while (i < len && !nulls) { nulls = keys.isNullAt(i); i += 1 }
+    if (!nulls) {
+      val out = new Array[Double](len)
+      i = 0
+      while (i < len) { out(i) = s.pointFingerprint(print(s, element(keys, i)), r, n); i += 1 }
+      UnsafeArrayData.fromPrimitiveArray(out)
+    } else {
+      val out = new Array[Any](len)
+      i = 0
+      while (i < len) {
+        if (!keys.isNullAt(i)) out(i) = s.pointFingerprint(print(s, element(keys, i)), r, n)
+        i += 1
+      }
+      new GenericArrayData(out)
     }
-    s.pointFingerprint(fp, r, n)
+  }
+
+  private def element(a: ArrayData, i: Int): Any = elemType match {
+    case _: StringType => a.getUTF8String(i)
+    case BinaryType => a.getBinary(i)
+    case LongType => a.getLong(i)
+    case IntegerType => a.getInt(i)
+    case ShortType => a.getShort(i)
+    case ByteType => a.getByte(i)
+    case dt => throw new SketchException(s"ecm_point: unsupported key element type ${dt.sql}")
   }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmPoint = copy(children = c)
 }
@@ -180,9 +279,16 @@ case class DistinctCount(children: Seq[Expression]) extends RangeQuery[DistinctS
 case class SketchInfo(children: Seq[Expression]) extends SketchScalar {
   override def prettyName: String = "sketch_info"
   override def dataType: DataType = SketchInfo.schema
+  // The description of the last sketch object (decode's cache returns the same object for the same bytes).
+  @transient private var rowFor: WindowSketch = null
+  @transient private var row: InternalRow = null
   protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
     val s = decode(0, sk(0))
-    val m = SketchInfo.describe(s, sk(0).length)
+    if (rowFor ne s) { row = describe(s, sk(0).length); rowFor = s }
+    row
+  }
+  private def describe(s: WindowSketch, size: Int): InternalRow = {
+    val m = SketchInfo.describe(s, size)
     new GenericInternalRow(SketchInfo.schema.fields.map { f =>
       m(f.name) match {
         case null => null

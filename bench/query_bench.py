@@ -1,0 +1,110 @@
+"""Query benchmark: point queries of one ECM-sketch (eps 0.05, window 10^5, ~77 KB) in Spark, in the
+shapes a user can write, in one session with medians of interleaved runs:
+
+* join:     ecm_point(sk, k, 1000) over sketches CROSS JOIN keys (Spark copies the sketch into every row)
+* length:   length(sk) over the same join (the cost of that copy alone: the join shape's ceiling)
+* scalar:   ecm_point((SELECT sk FROM sketches), k, 1000) over keys (a scalar subquery)
+* array:    ecm_point(sk, collect_list(k), 1000) (many keys at once, one call per sketch)
+
+Writes bench/results/query.{md,json}. Run with `make bench` (QBENCH_KEYS and QBENCH_RUNS override).
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+
+from pyspark.sql import SparkSession  # noqa: E402
+
+import ecmsketch  # noqa: E402
+
+KEYS = int(os.environ.get("QBENCH_KEYS", "300000"))
+RUNS = int(os.environ.get("QBENCH_RUNS", "5"))
+
+
+def timed(spark, sql: str) -> float:
+    t0 = time.perf_counter()
+    spark.sql(sql).collect()
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    spark = (ecmsketch.configure(SparkSession.builder).master("local[2]").appName("ecmsketch-query-bench")
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.driver.memory", "2g").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    # one sketch, window 10^5 ticks, eps 0.05, over 10^6 Zipf-ish keys
+    spark.sql("""SELECT ecm_agg(key, ts, 100000, 0.05) AS sk FROM
+                 (SELECT cast(floor(pow(1.0 - pmod(xxhash64(id), 1000003) / 1000003.0, -1.0 / 1.1)) % 100000 AS BIGINT) AS key,
+                         id DIV 10 AS ts
+                  FROM range(0, 2000000, 1, 2))""").cache().createOrReplaceTempView("sketches")
+    size = spark.sql("SELECT length(sk) AS b FROM sketches").first().b
+    spark.sql(f"SELECT id AS k FROM range(0, {KEYS}, 1, 2)").cache().createOrReplaceTempView("keys")
+    spark.table("keys").count()
+    queries = {
+        "join: ecm_point(sk, k, 1000) over sketches CROSS JOIN keys":
+            "SELECT sum(ecm_point(sk, k, 1000)) FROM sketches CROSS JOIN keys",
+        "join baseline: length(sk) over the same join":
+            "SELECT sum(length(sk)) FROM sketches CROSS JOIN keys",
+        "scalar subquery: ecm_point((SELECT sk FROM sketches), k, 1000)":
+            "SELECT sum(ecm_point((SELECT sk FROM sketches), k, 1000)) FROM keys",
+        "scalar baseline: sum(k) over keys (Spark's per-query overhead)":
+            "SELECT sum(k) FROM keys",
+        "array form: ecm_point(sk, keys ARRAY<BIGINT>, 1000)":
+            "SELECT aggregate(ecm_point(sk, ks, 1000), 0D, (a, x) -> a + x) "
+            "FROM sketches CROSS JOIN (SELECT collect_list(k) AS ks FROM keys)",
+        "array baseline: collect_list(k) and summing the keys alone":
+            "SELECT aggregate(ks, 0L, (a, x) -> a + x) FROM (SELECT collect_list(k) AS ks FROM keys)",
+    }
+    # the answers agree: the array form returns the per-key estimates
+    chk = spark.sql("""SELECT (SELECT sum(ecm_point(sk, k, 1000)) FROM sketches CROSS JOIN keys) AS a,
+                              (SELECT aggregate(ecm_point(sk, ks, 1000), 0D, (a, x) -> a + x)
+                               FROM sketches CROSS JOIN (SELECT collect_list(k) AS ks FROM keys)) AS b""").first()
+    assert chk.a == chk.b, chk
+    times = {name: [] for name in queries}
+    for q in queries.values():  # warm-up
+        timed(spark, q)
+    for _ in range(RUNS):  # interleaved, so machine noise hits every shape alike
+        for name, q in queries.items():
+            times[name].append(timed(spark, q))
+    med = {n: statistics.median(t) for n, t in times.items()}
+    names = list(queries)
+    join, length, scalar, arr = names[0], names[1], names[2], names[4]
+    rows = [{"query": n, "median_s": round(med[n], 3), "rows_per_s": round(KEYS / med[n]),
+             "runs": [round(t, 3) for t in times[n]]} for n in names]
+    scalar_base, arr_base = names[3], names[5]
+    # point queries per second once Spark's own work (the baseline query of the same shape) is taken off
+    net = {"scalar subquery, net of sum(k)": KEYS / max(med[scalar] - med[scalar_base], 1e-9),
+           "array form, net of collect_list": KEYS / max(med[arr] - med[arr_base], 1e-9)}
+    ratios = {"join / length(sk)": med[length] / med[join],
+              "scalar subquery / join": med[join] / med[scalar],
+              "array form / join": med[join] / med[arr]}
+    lines = [f"# Query benchmark: {KEYS:,} keys, one ECM-sketch of {size:,} bytes (eps 0.05, window 10^5), "
+             f"local[2], {RUNS} interleaved runs (medians)", "",
+             "| query | median s | keys (rows)/s |", "|---|---|---|"]
+    lines += [f"| {r['query']} | {r['median_s']:.3f} | {r['rows_per_s']:,} |" for r in rows]
+    lines += ["", "| ratio (throughput) | value |", "|---|---|"]
+    lines += [f"| {k} | {v:.2f} |" for k, v in ratios.items()]
+    lines += ["", "| net point queries/s | value |", "|---|---|"]
+    lines += [f"| {k} | {round(v):,} |" for k, v in net.items()]
+    lines += ["", "Times include Spark's job overhead (planning, scheduling, collect); the array form's time "
+                  "includes collect_list of the keys."]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "query.md"), "w") as f:
+        f.write(text)
+    with open(os.path.join(out, "query.json"), "w") as f:
+        json.dump({"keys": KEYS, "runs": RUNS, "sketch_bytes": size, "results": rows,
+                   "ratios": {k: round(v, 3) for k, v in ratios.items()},
+                   "net_point_queries_per_s": {k: round(v) for k, v in net.items()}}, f, indent=2)
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()
