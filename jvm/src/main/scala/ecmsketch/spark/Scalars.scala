@@ -113,7 +113,6 @@ abstract class SketchScalar extends Expression with CodegenFallback {
   protected def compute(sketches: Array[Array[Byte]], input: InternalRow): Any
 }
 
-
 /** Range and now arguments at positions `r` and `r + 1`. */
 trait RangeNowArgs { self: SketchScalar =>
   protected def rangeAt: Int
