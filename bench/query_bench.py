@@ -13,30 +13,15 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import sys
-import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-
-from pyspark.sql import SparkSession  # noqa: E402
-
-import ecmsketch  # noqa: E402
+from _common import session, timed  # noqa: E402  (bench/ is the script's directory)
 
 KEYS = int(os.environ.get("QBENCH_KEYS", "300000"))
 RUNS = int(os.environ.get("QBENCH_RUNS", "5"))
 
 
-def timed(spark, sql: str) -> float:
-    t0 = time.perf_counter()
-    spark.sql(sql).collect()
-    return time.perf_counter() - t0
-
-
 def main() -> None:
-    spark = (ecmsketch.configure(SparkSession.builder).master("local[2]").appName("ecmsketch-query-bench")
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .config("spark.driver.memory", "2g").getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = session("ecmsketch-query-bench", "2g")
     # one sketch, window 10^5 ticks, eps 0.05, over 10^6 Zipf-ish keys
     spark.sql("""SELECT ecm_agg(key, ts, 100000, 0.05) AS sk FROM
                  (SELECT cast(floor(pow(1.0 - pmod(xxhash64(id), 1000003) / 1000003.0, -1.0 / 1.1)) % 100000 AS BIGINT) AS key,

@@ -7,30 +7,15 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import sys
-import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-
-from pyspark.sql import SparkSession  # noqa: E402
-
-import ecmsketch  # noqa: E402
+from _common import session, timed  # noqa: E402  (bench/ is the script's directory)
 
 ROWS = int(os.environ.get("BENCH_ROWS", "10000000"))
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
 
 
-def timed(spark, sql: str) -> float:
-    t0 = time.perf_counter()
-    spark.sql(sql).collect()
-    return time.perf_counter() - t0
-
-
 def main() -> None:
-    spark = (ecmsketch.configure(SparkSession.builder).master("local[2]").appName("ecmsketch-bench")
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .config("spark.driver.memory", "4g").getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = session("ecmsketch-bench", "4g")
     spark.sql(f"""SELECT cast(floor(pow(1.0 - rand(3), -1.0 / 1.1)) % 100000 AS BIGINT) AS key,
                          cast(id / 10 AS BIGINT) AS ts,
                          cast(rand(5) * 1000000 AS BIGINT) AS u FROM range(0, {ROWS}, 1, 8)""").cache().createOrReplaceTempView("ev")

@@ -70,6 +70,13 @@ abstract class SketchKind[S <: WindowSketch](val id: Int, val name: String)(impl
   final def cast(s: WindowSketch): Option[S] = s match { case x: S => Some(x); case _ => None }
 }
 
+/** A sketch kind that holds exactly one cell, of cell kind `cellKindId`. */
+abstract class OneCellKind[S <: WindowSketch](id: Int, name: String, val cellKindId: Int)(implicit ct: ClassTag[S])
+    extends SketchKind[S](id, name) {
+  final def cellKindAllowed(cellKind: Int): Boolean = cellKind == cellKindId
+  final def cellKindOf(s: S): Int = cellKindId
+}
+
 /** Parameters from which a cell kind builds the cell family of an ECM-sketch. */
 final case class CellParams(cellEpsilon: Double, window: Long, seed: Long, cellDelta: Double, maxArrivals: Long)
 

@@ -1,15 +1,13 @@
 package ecmsketch.dwave
 
 import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, CellKind, CellParams, Codec, EcmCellContext, SketchException,
-  SketchHeader, SketchKind}
+  SketchHeader, OneCellKind}
 
 /** The stand-alone deterministic wave (sketch kind 3): max_arrivals (i64), then one wave cell. */
-object DwKind extends SketchKind[DwSketch](3, "dwave") {
+object DwKind extends OneCellKind[DwSketch](3, "dwave", CellFamily.DetWaveId) {
   def describe: String = "a deterministic wave (from dwave_agg or dwave_merge)"
   def expected: String = "a deterministic wave (from dwave_agg)"
   def plural: String = "deterministic waves"
-  def cellKindAllowed(cellKind: Int): Boolean = cellKind == CellFamily.DetWaveId
-  def cellKindOf(s: DwSketch): Int = CellFamily.DetWaveId
   def sizeHint(s: DwSketch): Int = Codec.HeaderSize + 32 + 6 * s.wave.itemCount
 
   def encodeBody(s: DwSketch, out: ByteWriter): Unit = {

@@ -1,17 +1,15 @@
 package ecmsketch.rwave
 
 import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, CellKind, CellParams, Codec, EcmCellContext, KeyType,
-  SketchException, SketchHeader, SketchKind}
+  SketchException, SketchHeader, OneCellKind}
 
 /** The distinct-count sketch (sketch kind 4): delta (f64), seed (i64), key type (u8), queue
   * capacity (u32), instances (u16), then one randomized-wave cell.
   */
-object DistinctKind extends SketchKind[DistinctSketch](4, "distinct") {
+object DistinctKind extends OneCellKind[DistinctSketch](4, "distinct", CellFamily.RandWaveId) {
   def describe: String = "a distinct-count sketch (from distinct_agg or distinct_merge)"
   def expected: String = "a distinct-count sketch (from distinct_agg)"
   def plural: String = "distinct-count sketches"
-  def cellKindAllowed(cellKind: Int): Boolean = cellKind == CellFamily.RandWaveId
-  def cellKindOf(s: DistinctSketch): Int = CellFamily.RandWaveId
   def sizeHint(s: DistinctSketch): Int = Codec.HeaderSize + 32 + 12 * s.wave.entryCount
 
   def encodeBody(s: DistinctSketch, out: ByteWriter): Unit = {

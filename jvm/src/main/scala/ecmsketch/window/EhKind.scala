@@ -1,14 +1,12 @@
 package ecmsketch.window
 
-import ecmsketch.core.{CellFamily, CellKind, CellParams, Codec, ByteReader, ByteWriter, SketchHeader, SketchKind}
+import ecmsketch.core.{CellFamily, CellKind, CellParams, Codec, ByteReader, ByteWriter, SketchHeader, OneCellKind}
 
 /** The stand-alone exponential histogram (sketch kind 1): one EH cell after the common header. */
-object EhKind extends SketchKind[EhSketch](1, "eh") {
+object EhKind extends OneCellKind[EhSketch](1, "eh", CellFamily.ExpHistogramId) {
   def describe: String = "an exponential histogram (from eh_agg or eh_merge)"
   def expected: String = "an exponential histogram sketch (from eh_agg)"
   def plural: String = "exponential histograms"
-  def cellKindAllowed(cellKind: Int): Boolean = cellKind == CellFamily.ExpHistogramId
-  def cellKindOf(s: EhSketch): Int = CellFamily.ExpHistogramId
   def sizeHint(s: EhSketch): Int = Codec.HeaderSize + 16 + 4 * s.histogram.bucketCount
 
   def encodeBody(s: EhSketch, out: ByteWriter): Unit =

@@ -1,0 +1,28 @@
+"""Shared pieces of the Spark benchmarks: a local[2] session with the extension, and a timed query."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+
+from pyspark.sql import SparkSession  # noqa: E402
+
+import ecmsketch  # noqa: E402
+
+
+def session(app: str, driver_memory: str) -> SparkSession:
+    """A quiet local[2] SparkSession with the ecmsketch functions registered."""
+    spark = (ecmsketch.configure(SparkSession.builder).master("local[2]").appName(app)
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.driver.memory", driver_memory).getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def timed(spark: SparkSession, sql: str) -> float:
+    """Seconds to run `sql` and collect its result."""
+    t0 = time.perf_counter()
+    spark.sql(sql).collect()
+    return time.perf_counter() - t0
