@@ -39,12 +39,14 @@ object CoreBench {
 
   def median(xs: Seq[Double]): Double = { val s = xs.sorted; s(s.size / 2) }
 
-  /** ECM-EH (eps = delta = 0.1, 1 planned merge level, as ecm_agg plans it) built through the ingest
-    * layer from `n` rows of range(n) (key = ts) in time order, reversed and shuffled, the three
-    * interleaved in each of `reps` rounds (plus one warm-up): median ns/row, depth and bound.
+  /** ECM-EH (eps = delta = 0.1, 1 planned merge level, as ecm_agg plans it) with `window`, built
+    * through the ingest layer from `n` rows of range(n) (key = ts) in time order, reversed and
+    * shuffled, the three interleaved in each of `reps` rounds (plus one warm-up): median ns/row,
+    * depth and bound.
     */
-  def orderRows(n: Int, reps: Int): Seq[(String, String, String)] = {
-    val spec = WindowSpec(countWindow = false, tsMicros = false, window = 1000000L)
+  def orderRows(n: Int, reps: Int, window: Long): Seq[(String, String, String)] = {
+    val spec = WindowSpec(countWindow = false, tsMicros = false, window = window)
+    val wName = if (window >= n) "all rows" else f"${window.toDouble}%.0e"
     val ops = new ecmsketch.ingest.SketchOps.Ecm(() => EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, 1L), ecmsketch.core.KeyType.Long)
     val inTs = Array.tabulate(n)(_.toLong)
     val inFp = inTs.map(ecmsketch.hash.Hashing.fingerprintLong)
@@ -70,15 +72,16 @@ object CoreBench {
     val base = median(times("in order").toSeq)
     orders.map { case (name, _, _) =>
       val m = median(times(name).toSeq)
-      (s"ECM-EH via ingest, $name (ns/row)", f"$m%.1f", s"${info(name)}; ${"%.2f".format(m / base)}x in order; $n rows, window 1e6, eps=delta=0.1")
+      (s"ECM-EH via ingest, $name, window $wName (ns/row)", f"$m%.1f", s"${info(name)}; ${"%.2f".format(m / base)}x in order; $n rows, eps=delta=0.1")
     }
   }
 
   def main(args: Array[String]): Unit = {
     // `order [rows] [reps]`: only the row-order rows, printed
     if (args.headOption.contains("order")) {
-      orderRows(if (args.length > 1) args(1).toInt else 10000000, if (args.length > 2) args(2).toInt else 5)
-        .foreach { case (a, b, c) => println(s"| $a | $b | $c |") }
+      val n = if (args.length > 1) args(1).toInt else 10000000
+      val reps = if (args.length > 2) args(2).toInt else 5
+      (orderRows(n, reps, 1000000L) ++ orderRows(n, reps, 1L << 40)).foreach { case (a, b, c) => println(s"| $a | $b | $c |") }
       return
     }
     val n = if (args.length > 0) args(0).toInt else 10000000
@@ -127,7 +130,9 @@ object CoreBench {
 
     // Rows in any order (docs/DESIGN.md, "Rows in any order"): ecm_agg's plan (one merge level),
     // window 1e6, ts = 0 .. n-1 (range(n)) in time order, reversed and shuffled, interleaved per rep
-    orderRows(n, reps).foreach(rows += _)
+    orderRows(n, reps, 1000000L).foreach(rows += _)
+    // ... and with a window covering every row (no row is dropped: every late row goes into side runs)
+    orderRows(n, reps, 1L << 40).foreach(rows += _)
 
     // EH alone
     val ehRates = (0 until reps).map { _ =>
