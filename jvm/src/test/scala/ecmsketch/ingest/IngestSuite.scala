@@ -376,6 +376,20 @@ class IngestSuite extends AnyFunSuite {
     }
   }
 
+  test("late buffers grow with the rows taken (many groups stay small): a quarter of the rows, between 65,536 and 2^20") {
+    assert(Ingest.lateCapacity(0) == 65536 && Ingest.lateCapacity(262144) == 65536)
+    assert(Ingest.lateCapacity(4000000) == 1000000 && Ingest.lateCapacity(4194304) == (1 << 20))
+    assert(Ingest.lateCapacity(Long.MaxValue) == (1 << 20))
+    // groups of fewer than 16,384 rows (10 K groups over 10 M rows: 1,000 each) never have late rows
+    val sp = WindowSpec(countWindow = false, tsMicros = false, window = 1L << 40)
+    val rnd = new Random(42)
+    val d = sortedRows(rnd, 1000)
+    for (_ <- 0 until 20) {
+      val ing = feed(SketchOps.eh(() => EhSketch.create(sp, 0.1, 1)), sp, d, shuffled(rnd, d.n))
+      assert(ing.late == 0 && ing.sideRunCount == 0 && ing.result().mergeDepth == 0)
+    }
+  }
+
   test("the side plan: (1 + c_f)^2 <= 1 + c, and the planner's side plan differs from the plan only in its cells") {
     for (eps <- Seq(0.001, 0.01, 0.1, 0.5); levels <- Seq(0, 1, 3, 10)) {
       // plans the planner refuses (cell epsilon below 1e-4) are skipped
