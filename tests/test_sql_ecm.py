@@ -129,6 +129,40 @@ def test_realistic_stream_all_orders(spark, stream_dfs, exact, order):
     assert d.t == d.tw and d.p == d.pw
 
 
+def test_shuffled_rows_certify_the_epsilon_asked(spark):
+    """Rows in random order (1.2 M rows in one partition, then the same rows randomly repartitioned
+    over 3): one ecm_agg(key, ts, 2000000, 0.1, 0.1) certifies error_bound <= epsilon (merge depth
+    1: fine side runs, docs/DESIGN.md "Rows in any order") and answers within it against exact counts."""
+    n, keys, window = 1_200_000, 500, 2_000_000
+    base = spark.range(0, n).selectExpr(f"id % {keys} AS key", "id AS ts")
+    ts = np.arange(n, dtype=np.int64)
+    key = ts % keys
+    now = n - 1
+    ranges = (100, 10_000, 300_000, window)
+    exact = {r: np.bincount(key[ts > now - r], minlength=keys) for r in ranges}
+    for label, df in (("one shuffled partition", base.orderBy(SF.rand(17)).coalesce(1)),
+                      ("random repartition", base.repartition(3, SF.rand(19)).sortWithinPartitions(SF.rand(23)))):
+        df.createOrReplaceTempView("ecm_shuf")
+        sk = scalar(spark, f"SELECT ecm_agg(key, ts, {window}, 0.1, 0.1) FROM ecm_shuf")
+        sketch_view(spark, sk, "ecm_shuf_sk")
+        info = sketch_info(spark, "ecm_shuf_sk")
+        assert info["merge_depth"] == 1, (label, info["merge_depth"])
+        assert info["error_bound"] <= info["epsilon"] == 0.1, (label, info["error_bound"])
+        assert info["total_weight"] == n and info["last_ts"] == now
+        check_bound_relation(info)
+        rg = ", ".join(str(r) for r in ranges)
+        est = spark.sql(f"""SELECT k.id AS key, rg.r, ecm_point(s, k.id, rg.r) AS est, ecm_total(s, rg.r) AS tot
+                            FROM ecm_shuf_sk CROSS JOIN range({keys}) k
+                            CROSS JOIN (SELECT explode(array({rg})) AS r) rg""").collect()
+        assert len(est) == keys * len(ranges)
+        rows = []
+        for row in est:
+            a = int(exact[row.r].sum())
+            assert abs(row.tot - a) <= info["total_error_bound"] * a + 1e-9, (label, row.r, row.tot, a)
+            rows.append((row.est, int(exact[row.r][row.key]), a, info["point_error_bound"], info["total_error_bound"]))
+        check_point_bounds(rows, 0.1, f"shuffled/{label}")
+
+
 def test_time_ordered_partitions_merge_once(spark):
     """200 partitions, each in time order: one ecm_agg has merge depth <= 1 and bound <= epsilon."""
     df = spark.range(0, 200_000, numPartitions=200).selectExpr("id % 97 AS key", "id DIV 20 AS ts")

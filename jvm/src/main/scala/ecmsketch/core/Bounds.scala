@@ -26,6 +26,37 @@ object Bounds {
     StrictMath.pow(1.0 + target, 1.0 / (levels + 1)) - 1.0
   }
 
+  /** Cell epsilon of fine side runs (docs/DESIGN.md, "Rows in any order"): the largest c_f with
+    * (1 + c_f)^2 <= 1 + cellEps, so that one merge of side runs built with c_f (depth 1 at c_f) is
+    * within cellEps, the bound of a depth-0 run of the main plan. None when c_f would fall below
+    * [[MinCellEpsilon]] (side runs then use the main cell epsilon and cost one merge level).
+    */
+  def sideCellEpsilon(cellEps: Double): Option[Double] = {
+    val cf = fitDown(StrictMath.sqrt(1.0 + cellEps) - 1.0, c => compound(c, 1) <= cellEps)
+    if (cf >= MinCellEpsilon && compound(cf, 1) <= cellEps) Some(cf) else None
+  }
+
+  /** Planned levels recorded on a side run of a plan with `levels` (informational: with
+    * (1 + c_f)^2 <= 1 + c, a side run at 2 levels + 1 is within the plan's epsilon).
+    */
+  def sideLevels(levels: Int): Int = math.min(MaxLevels, 2 * levels + 1)
+
+  /** The smallest depth d >= 0 at cell epsilon `cellEps` whose bound covers every input's bound
+    * (1 + c_i)^(d_i + 1) - 1: min{d : (1 + cellEps)^(d+1) >= max_i (1 + c_i)^(d_i+1)}.
+    */
+  def depthCovering(cellEps: Double, inputs: Seq[(Double, Int)]): Int = {
+    val worst = inputs.iterator.map { case (c, d) => compound(c, d) }.foldLeft(0.0)(math.max)
+    var d = 0
+    while (compound(cellEps, d) < worst && d < 65535) d += 1
+    d
+  }
+
+  /** Merge depth of an order-preserving merge into cells of epsilon `cellEps` of inputs with cell
+    * epsilons c_i at depths d_i ("mixed" merge, docs/DESIGN.md): 1 + [[depthCovering]]. With equal
+    * epsilons this is 1 + max d_i, the usual rule.
+    */
+  def mixedMergeDepth(cellEps: Double, inputs: Seq[(Double, Int)]): Int = 1 + depthCovering(cellEps, inputs)
+
   /** The largest value <= x (stepping down by ulps) that satisfies ok. */
   def fitDown(x: Double, ok: Double => Boolean): Double = {
     var c = x; var i = 0

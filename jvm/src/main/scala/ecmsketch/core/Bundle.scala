@@ -1,17 +1,22 @@
 package ecmsketch.core
 
 /** The length-prefixed bundle of encoded sketches that partial aggregates ship between Spark tasks
-  * (docs/FORMAT.md, "partial bundle"): 4 magic bytes, a version byte (1), a varint count, then each
-  * part as a varint length and its bytes; the writer may append a trailer of its own.
+  * (docs/FORMAT.md, "partial bundle"): 4 magic bytes, a version byte, a varint count, then each
+  * part as a varint length and its bytes; the writer may append a trailer of its own. The version
+  * says what the parts may be (the merge buffer writes 1; Ingest writes 2, see Ingest.BundleVersion).
   */
 object Bundle {
   final val Version = 1
 
-  /** Magic, version, count and parts, then whatever `trailer` writes. */
-  def write(magic: Array[Byte], parts: Seq[Array[Byte]])(trailer: ByteWriter => Unit): Array[Byte] = {
+  /** Magic, version [[Version]], count and parts, then whatever `trailer` writes. */
+  def write(magic: Array[Byte], parts: Seq[Array[Byte]])(trailer: ByteWriter => Unit): Array[Byte] =
+    write(magic, Version, parts)(trailer)
+
+  /** Magic, `version`, count and parts, then whatever `trailer` writes. */
+  def write(magic: Array[Byte], version: Int, parts: Seq[Array[Byte]])(trailer: ByteWriter => Unit): Array[Byte] = {
     val out = new ByteWriter(16 + parts.map(_.length + 5).sum)
     out.putBytes(magic)
-    out.putByte(Version)
+    out.putByte(version)
     out.putVarLong(parts.size)
     parts.foreach { p => out.putVarLong(p.length); out.putBytes(p) }
     trailer(out)

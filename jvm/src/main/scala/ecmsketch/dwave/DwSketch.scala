@@ -1,6 +1,6 @@
 package ecmsketch.dwave
 
-import ecmsketch.core.{CounterSketch, SketchException, WindowCounter, WindowSketch, WindowSpec}
+import ecmsketch.core.{Bounds, CounterSketch, SketchException, WindowCounter, WindowSketch, WindowSpec}
 
 /** A stand-alone deterministic wave with a plan and a certified bound ([[CounterSketch]]). Its
   * `count` throws a SketchException naming max_arrivals when the range reaches a stretch where more
@@ -32,6 +32,36 @@ object DwSketch {
 
   private[ecmsketch] def restore(spec: WindowSpec, epsilon: Double, levels: Int, cellEps: Double, w: DetWave): DwSketch =
     new DwSketch(spec, epsilon, levels, cellEps, w)
+
+  /** A fresh fine side run of `main` (cells of Bounds.sideCellEpsilon, the same U), or None (docs/DESIGN.md, "Rows in any order"). */
+  private[ecmsketch] def sideOf(main: DwSketch): Option[DwSketch] =
+    Bounds.sideCellEpsilon(main.cellEpsilon).map { cf =>
+      new DwSketch(main.spec, main.epsilon, Bounds.sideLevels(main.plannedLevels), cf, new DetWave(DwConfig(cf, main.spec.window, main.maxArrivals)))
+    }
+
+  /** Merge of partial waves of one stream that differ at most in cell epsilon (and planned levels)
+    * into `target`'s cell epsilon; depth Bounds.mixedMergeDepth (docs/DESIGN.md; checked against an
+    * oracle in IngestSuite).
+    */
+  private[ecmsketch] def mergeMixed(target: DwSketch, sketches: Seq[DwSketch]): DwSketch = {
+    SketchException.require(sketches.nonEmpty, "merge needs at least one sketch")
+    if (sketches.forall(s => s.cellEpsilon == target.cellEpsilon && s.plannedLevels == target.plannedLevels)) return mergeUnchecked(sketches)
+    sketches.foreach { s =>
+      val d = target.diffs(s).filterNot(x => x.startsWith("cell_epsilon ") || x.startsWith("merge_levels "))
+      if (d.nonEmpty) throw new SketchException(s"cannot merge deterministic waves with different parameters: ${d.mkString(", ")}")
+    }
+    val contributing = sketches.filter(!_.wave.isEmpty)
+    val u =
+      if (contributing.isEmpty) keeperOfU(sketches).maxArrivals
+      else if (contributing.size == 1) contributing.head.maxArrivals
+      else DwConfig.mergedArrivals(contributing.map(_.maxArrivals), sameStream = true)
+    val w = DetWave.merge(sketches.map(_.wave), DwConfig(target.cellEpsilon, target.spec.window, u))
+    val out = new DwSketch(target.spec, target.epsilon, target.plannedLevels, target.cellEpsilon, w)
+    out.mergeStateFrom(sketches, contributing)
+    if (contributing.exists(_.cellEpsilon != target.cellEpsilon))
+      out._mergeDepth = Bounds.mixedMergeDepth(target.cellEpsilon, contributing.map(s => (s.cellEpsilon, s.mergeDepth)))
+    out
+  }
 
   /** Cross-site merge: count-based sketches refused; U = DwConfig.mergedArrivals. */
   def merge(sketches: Seq[DwSketch]): DwSketch = {

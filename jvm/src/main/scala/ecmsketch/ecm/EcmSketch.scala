@@ -3,7 +3,7 @@ package ecmsketch.ecm
 import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCharsets}
 import java.nio.ByteBuffer
 
-import ecmsketch.core.{ByteReader, CellFamily, CellParams, KeyType, KeyedSketch, Registry, SketchException, SketchHeader, WindowCounter,
+import ecmsketch.core.{Bounds, ByteReader, CellFamily, CellParams, KeyType, KeyedSketch, Registry, SketchException, SketchHeader, WindowCounter,
   WindowSketch, WindowSpec}
 import ecmsketch.hash.Hashing
 
@@ -477,6 +477,61 @@ object EcmSketch {
     out.mergeStateFrom(sketches, contributing)
     // Cells follow the sketch's clock (which is serialized), so that a merge of sketch objects and
     // a merge of their bytes give the same bytes.
+    if (!out.isEmpty) {
+      i = 0
+      while (i < n) { val c = cells(i); if (c != null) { c.advanceTo(out.lastTs); if (c.isEmpty) cells(i) = null }; i += 1 }
+    }
+    out
+  }
+
+  /** A fresh fine side run of `main`'s plan (Planner.sidePlan), or None when the plan has none. */
+  private[ecmsketch] def sideOf(main: EcmSketch): Option[EcmSketch] =
+    Planner.sidePlan(main.plan).map { p =>
+      val s = create(main.spec, p, main.seed, main.maxArrivals)
+      s._keyType = main._keyType
+      s
+    }
+
+  /** Merge of partial sketches of one stream whose plans differ at most in cell epsilon (and the
+    * planned levels recorded with it), e.g. runs of `target`'s plan and its fine side runs, into
+    * cells of `target`'s plan ("mixed" merge, docs/DESIGN.md "Rows in any order"). The depth is
+    * Bounds.mixedMergeDepth: the inputs' bounds expressed as a depth at the output's cell epsilon,
+    * plus one. Inputs all of `target`'s plan merge as [[mergeUnchecked]] does.
+    */
+  private[ecmsketch] def mergeMixed(target: EcmSketch, sketches: Seq[EcmSketch]): EcmSketch = {
+    SketchException.require(sketches.nonEmpty, "merge needs at least one sketch")
+    val plan = target.plan
+    if (sketches.forall(s => s.plan == plan)) return mergeUnchecked(sketches)
+    sketches.foreach { s =>
+      val d = target.diffs(s).filterNot(x => x.startsWith("cell_epsilon ") || x.startsWith("merge_levels "))
+      if (d.nonEmpty || s.plan.copy(levels = plan.levels, cellEpsilon = plan.cellEpsilon) != plan)
+        throw new SketchException(s"cannot merge ECM-sketches with different parameters: ${(d :+ "plan").mkString(", ")}")
+    }
+    val keyType = KeyType.merged(sketches.map(_._keyType), "ECM-sketches")
+    sketches.foreach(_.syncCells())
+    val contributing = sketches.filter(_.cells.exists(c => c != null && !c.isEmpty)).toIndexedSeq
+    val arrivals =
+      if (contributing.isEmpty) sketches.map(_.params.maxArrivals).max
+      else if (contributing.size == 1) contributing.head.params.maxArrivals
+      else Registry.cellKindOrFail(plan.cellKind).mergedArrivals(contributing.map(_.params.maxArrivals), true)
+    val outParams = target.params.copy(maxArrivals = arrivals)
+    val family = familyFor(outParams)
+    val n = target.width * target.depth
+    val cells = new Array[WindowCounter](n)
+    val buf = new Array[WindowCounter](contributing.size)
+    var i = 0
+    while (i < n) {
+      var k = 0; var nonNull = 0
+      while (k < contributing.size) { val c = contributing(k).cells(i); buf(k) = c; if (c != null) nonNull += 1; k += 1 }
+      // cells of another epsilon are rebuilt at the output's (a merge even for one input)
+      cells(i) = if (nonNull == 0) null else family.merge(buf.toSeq.filter(_ != null))
+      i += 1
+    }
+    val out = new EcmSketch(outParams, family, cells)
+    out._keyType = keyType
+    out.mergeStateFrom(sketches, contributing)
+    if (contributing.exists(_.cellEpsilon != plan.cellEpsilon))
+      out._mergeDepth = Bounds.mixedMergeDepth(plan.cellEpsilon, contributing.map(s => (s.cellEpsilon, s.mergeDepth)))
     if (!out.isEmpty) {
       i = 0
       while (i < n) { val c = cells(i); if (c != null) { c.advanceTo(out.lastTs); if (c.isEmpty) cells(i) = null }; i += 1 }

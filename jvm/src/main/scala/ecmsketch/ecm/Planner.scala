@@ -58,6 +58,16 @@ object Planner {
     }
   }
 
+  /** The plan of fine side runs of `plan` (docs/DESIGN.md, "Rows in any order"): the same array,
+    * epsilon and query kind, cells of epsilon [[Bounds.sideCellEpsilon]], so that the one merge of a
+    * partition's side runs stays within the main plan's cell epsilon. None for randomized-wave cells
+    * (their merges add no error: side runs need no finer cells) and when the finer cells would fall
+    * below the supported cell epsilon.
+    */
+  def sidePlan(plan: EcmPlan): Option[EcmPlan] =
+    if (!plan.deterministicCells) None
+    else Bounds.sideCellEpsilon(plan.cellEpsilon).map(cf => plan.copy(levels = Bounds.sideLevels(plan.levels), cellEpsilon = cf))
+
   /** Cell kind from its SQL/Python name ('eh', 'dwave' or 'rwave': the registered cell kinds). */
   def cellKind(name: String): Int = Registry.cellKindNamed(name).id
 

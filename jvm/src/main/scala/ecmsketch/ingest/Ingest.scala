@@ -19,6 +19,14 @@ trait SketchOps[S <: WindowSketch] extends Serializable {
   }
   /** n-way order-preserving merge of partial sketches of one stream (count windows allowed). */
   def merge(xs: Seq[S]): S
+  /** A fresh fine side run: finer cells whose one merge stays within the main plan's cell epsilon
+    * (docs/DESIGN.md, "Rows in any order"). None: side runs use the main plan.
+    */
+  def createSide(): Option[S] = None
+  /** n-way merge of runs of the main plan and fine side runs into the main plan (default: [[merge]]). */
+  def mergeRuns(xs: Seq[S]): S = merge(xs)
+  /** Whether merges add no error (randomized waves): side runs may then be merged early. */
+  def lossless: Boolean = false
   def encode(s: S): Array[Byte]
   def decode(b: Array[Byte]): S
 }
@@ -31,6 +39,9 @@ object SketchOps {
     override def addSorted(s: EcmSketch, fps: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit =
       s.addSortedBatch(fps, ts, vs, from, until)
     def merge(xs: Seq[EcmSketch]): EcmSketch = EcmKind.mergeSameStream(xs)
+    override def createSide(): Option[EcmSketch] = EcmSketch.sideOf(create())
+    override def mergeRuns(xs: Seq[EcmSketch]): EcmSketch = EcmSketch.mergeMixed(create(), xs)
+    override lazy val lossless: Boolean = !create().plan.deterministicCells
     def encode(s: EcmSketch): Array[Byte] = Codec.encode(EcmKind, s)
     def decode(b: Array[Byte]): EcmSketch = Codec.decodeAs(EcmKind, b)
   }
@@ -43,21 +54,28 @@ object SketchOps {
     override def addSorted(s: DistinctSketch, fps: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit =
       s.addSortedBatch(fps, ts, from, until)
     def merge(xs: Seq[DistinctSketch]): DistinctSketch = DistinctKind.mergeSameStream(xs)
+    override def lossless: Boolean = true
     def encode(s: DistinctSketch): Array[Byte] = Codec.encode(DistinctKind, s)
     def decode(b: Array[Byte]): DistinctSketch = Codec.decodeAs(DistinctKind, b)
   }
 
-  /** Stand-alone counters (exponential histogram, deterministic wave) of kind `kind`: the key is ignored. */
-  final class Counter[S <: CounterSketch](factory: () => S, kind: SketchKind[S]) extends SketchOps[S] {
+  /** Stand-alone counters (exponential histogram, deterministic wave) of kind `kind`: the key is
+    * ignored. `side` makes a fine side run of a main-plan sketch, `mixed` merges runs of both into
+    * the plan of its first argument.
+    */
+  final class Counter[S <: CounterSketch](factory: () => S, kind: SketchKind[S], side: S => Option[S],
+                                          mixed: (S, Seq[S]) => S) extends SketchOps[S] {
     def create(): S = factory()
     def add(s: S, fp: Long, ts: Long, v: Long): Unit = s.add(ts, v)
     def merge(xs: Seq[S]): S = kind.mergeSameStream(xs)
+    override def createSide(): Option[S] = side(create())
+    override def mergeRuns(xs: Seq[S]): S = mixed(create(), xs)
     def encode(s: S): Array[Byte] = Codec.encode(kind, s)
     def decode(b: Array[Byte]): S = Codec.decodeAs(kind, b)
   }
 
-  def eh(factory: () => EhSketch): Counter[EhSketch] = new Counter(factory, EhKind)
-  def dw(factory: () => DwSketch): Counter[DwSketch] = new Counter(factory, DwKind)
+  def eh(factory: () => EhSketch): Counter[EhSketch] = new Counter(factory, EhKind, EhSketch.sideOf, EhSketch.mergeMixed)
+  def dw(factory: () => DwSketch): Counter[DwSketch] = new Counter(factory, DwKind, DwSketch.sideOf, DwSketch.mergeMixed)
 }
 
 /** Builds a sketch from rows in any order (docs/DESIGN.md, "Rows in any order").
@@ -65,13 +83,18 @@ object SketchOps {
   *  - A reorder buffer (up to [[Ingest.MaxBuffer]] rows) absorbs local disorder: when full it is
   *    sorted by timestamp and its older half goes into the main run, so input whose disorder spans
   *    less than half the buffer reaches the main run in order and costs no extra error.
-  *  - Rows older than the main run's last timestamp ("late" rows) are collected, sorted and built
-  *    into side runs of their own; side runs of equal depth are merged [[Ingest.Fanout]] at a time.
+  *  - Rows older than the main run's last timestamp ("late" rows) are collected (up to
+  *    [[Ingest.MaxLate]] rows, fewer for small inputs: [[Ingest.lateCapacity]]), radix-sorted and
+  *    built into side runs. Where the plan allows, side runs have finer cells
+  *    ([[SketchOps.createSide]]): all side runs of this ingest are merged once, into one run S
+  *    (cached) whose bound is within the main cell epsilon, so S counts like a run of depth 0 in the
+  *    final merge. Side runs are never merged early (except lossless kinds, whose merges add no error).
   *  - Rows at or before (newest row - window) can never fall in a query range and are dropped.
   *  - [[result]] merges all runs (and the runs of other partitions, see [[absorb]]) n-way once,
-  *    so a sketch built from 200 time-ordered partitions has merge depth 1. Over [[Ingest.MaxForeign]]
-  *    runs taken over from other partial aggregates are merged early, in [[absorb]], or in
-  *    [[serialize]] when this aggregate's own runs would push a bundle past MaxForeign + 1 runs.
+  *    so any row order gives merge depth 1 (0 for time-ordered rows of one ingest). Over
+  *    [[Ingest.MaxForeign]] runs taken over from other partial aggregates are merged early, in
+  *    [[absorb]], or in [[serialize]] when this aggregate's own runs would push a bundle past
+  *    MaxForeign + 1 runs: one more level each time.
   * Every merge is counted in the sketch's depth, so the reported bound always holds.
   */
 final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
@@ -87,8 +110,14 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
   private var lateN = 0
   private var main: S = _
   private var maxTs = Long.MinValue
-  private val runs = ArrayBuffer[S]()
+  private var seen = 0L
+  /** Side runs (fine or of the main plan), each of depth 0, and their cached merge when fine. */
+  private val sideRuns = ArrayBuffer[S]()
+  private var sideFine = false
+  private var sideMerged: S = _
   private val foreign = ArrayBuffer[Array[Byte]]()
+  /** Whether a run taken over from another partial aggregate may be a fine side run. */
+  private var foreignFine = false
   private var _dropped = 0L
   private var _droppedWeight = 0L
   private var _droppedMinTs = Long.MaxValue
@@ -96,8 +125,15 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
 
   /** Rows dropped because they lay a whole window behind the newest row. */
   def dropped: Long = _dropped
-  /** Rows that arrived behind the main run (they cost merge depth). */
+  /** Rows that arrived behind the main run (they went into side runs). */
   def late: Long = _late
+  /** Side runs built so far by this ingest (not counting those of absorbed aggregates). */
+  def sideRunCount: Int = sideRuns.size
+  /** Whether this ingest's side runs have fine cells (false before the first side run). */
+  def fineSideRuns: Boolean = sideFine
+
+  /** Whether the runs of this partial aggregate may include a fine side run (its bundle is then version 2). */
+  private def holdsFine: Boolean = (sideFine && sideRuns.nonEmpty) || foreignFine
 
   def add(fp: Long, ts: Long, v: Long): Unit = {
     if (v < 0) throw new SketchException(s"weight must be non-negative, got $v")
@@ -110,6 +146,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
       return
     }
     if (ts > maxTs) maxTs = ts
+    seen += 1
     // Make room first: a flush advances the main run, which decides whether this row is late.
     if (n == bufTs.length) {
       if (n < MaxBuffer) grow() else flushOlderHalf()
@@ -126,7 +163,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
   private def mainRun(): S = { if (main == null) main = ops.create(); main }
 
   private def flushOlderHalf(): Unit = {
-    Sorting.sortByTs(bufTs, bufFp, bufV, n)
+    RadixSort.sortByTs(bufTs, bufFp, bufV, n)
     val half = n / 2
     ops.addSorted(mainRun(), bufFp, bufTs, bufV, 0, half)
     System.arraycopy(bufTs, half, bufTs, 0, n - half)
@@ -139,8 +176,9 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
     _late += 1
     if (lateTs == null) { lateTs = new Array[Long](InitialBuffer); lateFp = new Array[Long](InitialBuffer); lateV = new Array[Long](InitialBuffer) }
     if (lateN == lateTs.length) {
-      if (lateN < MaxLate) {
-        val c = math.min(MaxLate, lateN * 2)
+      val cap = lateCapacity(seen)
+      if (lateN < cap) {
+        val c = math.min(cap, lateN * 2)
         lateTs = java.util.Arrays.copyOf(lateTs, c); lateFp = java.util.Arrays.copyOf(lateFp, c); lateV = java.util.Arrays.copyOf(lateV, c)
       } else flushLate()
     }
@@ -148,52 +186,56 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
   }
 
   private def flushLate(): Unit = if (lateN > 0) {
-    Sorting.sortByTs(lateTs, lateFp, lateV, lateN)
-    val s = ops.create()
-    ops.addSorted(s, lateFp, lateTs, lateV, 0, lateN)
+    RadixSort.sortByTs(lateTs, lateFp, lateV, lateN)
+    val fine = ops.createSide()
+    val s = fine.getOrElse(ops.create())
+    // in slices: a batch's scratch space (kept by the run) and its cell walk stay small
+    var from = 0
+    while (from < lateN) { val u = math.min(lateN, from + Slice); ops.addSorted(s, lateFp, lateTs, lateV, from, u); from = u }
     lateN = 0
-    runs += s
-    compact()
-  }
-
-  /** Merges runs of equal depth once `Fanout` of them exist (a binomial schedule: depth grows
-    * logarithmically in the number of late chunks).
-    */
-  private def compact(): Unit = {
-    var again = true
-    while (again) {
-      again = false
-      val byDepth = runs.groupBy(_.mergeDepth)
-      byDepth.find(_._2.size >= Fanout).foreach { case (_, group) =>
-        val merged = ops.merge(group.toSeq)
-        runs --= group
-        runs += merged
-        again = true
-      }
+    sideFine = fine.isDefined
+    sideRuns += s
+    sideMerged = null.asInstanceOf[S]
+    // merges that add no error may happen early; runs of the main plan beyond half a bundle merge early (one level)
+    if ((ops.lossless && sideRuns.size >= Fanout) || (!sideFine && sideRuns.size > MaxForeign / 2)) {
+      val m = ops.merge(sideRuns.toSeq)
+      sideRuns.clear()
+      sideRuns += m
     }
   }
 
   /** Flushes every buffered row into runs (no error: buffered rows are never older than the main run). */
   private def finishLocal(): Unit = {
     if (n > 0) {
-      Sorting.sortByTs(bufTs, bufFp, bufV, n)
+      RadixSort.sortByTs(bufTs, bufFp, bufV, n)
       ops.addSorted(mainRun(), bufFp, bufTs, bufV, 0, n)
       n = 0
     }
     flushLate()
   }
 
-  /** All finished runs of this ingest, as bytes (for shuffling a partial aggregate). */
-  private def runBytes(): Seq[Array[Byte]] = {
+  /** This ingest's own finished runs: the main run, then the side runs' merge S (fine side runs,
+    * merged once and cached) or the side runs themselves.
+    */
+  private def localRuns(): Seq[S] = {
     finishLocal()
-    val local = (if (main == null) Nil else Seq(main)) ++ runs
-    local.map(ops.encode) ++ foreign
+    val m = if (main == null) Nil else Seq(main)
+    if (sideRuns.isEmpty) m
+    else if (!sideFine) m ++ sideRuns
+    else {
+      if (sideMerged == null) sideMerged = if (sideRuns.size == 1) sideRuns.head else ops.merge(sideRuns.toSeq)
+      m :+ sideMerged
+    }
   }
+
+  /** All finished runs of this ingest, as bytes (for shuffling a partial aggregate). */
+  private def runBytes(): Seq[Array[Byte]] = localRuns().map(ops.encode) ++ foreign
 
   /** Takes over the runs of another partial aggregate (kept as bytes until [[result]]). */
   def absorb(other: Ingest[S]): Unit = {
     if (other eq this) throw new IllegalArgumentException("an ingest cannot absorb itself")
     foreign ++= other.runBytes()
+    foreignFine ||= other.holdsFine
     _dropped += other._dropped; _late += other._late
     if (Long.MaxValue - _droppedWeight < other._droppedWeight) throw new SketchException("total weight overflows 2^63 - 1")
     _droppedWeight += other._droppedWeight
@@ -202,20 +244,22 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
     if (foreign.size > MaxForeign) mergeForeign()
   }
 
-  /** Merges the runs taken over from other partial aggregates into one (one more level, counted in the depth). */
+  /** Merges the runs taken over from other partial aggregates into one of the main plan (one more
+    * level, counted in the depth).
+    */
   private def mergeForeign(): Unit = {
-    val merged = ops.merge(foreign.toSeq.map(ops.decode))
+    val merged = ops.mergeRuns(foreign.toSeq.map(ops.decode))
     foreign.clear()
     foreign += ops.encode(merged)
+    foreignFine = false
   }
 
   /** The sketch of every row added or absorbed: a single n-way merge of all runs. */
   def result(): S = {
-    finishLocal()
-    val all: Seq[S] = (if (main == null) Nil else Seq(main)) ++ runs ++ foreign.map(ops.decode)
+    val all: Seq[S] = localRuns() ++ foreign.map(ops.decode)
     // a fresh sketch every time (a merge of one input is a copy): result() may be called again,
     // e.g. by a growing window frame, and must not change the runs
-    val s = if (all.isEmpty) ops.create() else ops.merge(all)
+    val s = if (all.isEmpty) ops.create() else ops.mergeRuns(all)
     if (_droppedWeight > 0 || _droppedMinTs != Long.MaxValue) {
       s.withDroppedRows(_droppedWeight, _droppedMinTs)
     }
@@ -224,12 +268,12 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
 
   /** Serialized partial state: a bundle of finished runs (docs/FORMAT.md, "partial bundle"). */
   def serialize(): Array[Byte] = {
-    finishLocal()
+    val local = localRuns()
     // a bundle holds at most MaxForeign + 1 runs (the limit [[Ingest.deserialize]] accepts): when this
     // aggregate's own runs and the runs it took over would exceed it, the latter are merged first
-    val local = (if (main == null) 0 else 1) + runs.size
-    if (foreign.size > 1 && local + foreign.size > MaxForeign + 1) mergeForeign()
-    Bundle.write(BundleMagic, runBytes()) { out =>
+    if (foreign.size > 1 && local.size + foreign.size > MaxForeign + 1) mergeForeign()
+    // version 2 only when a run may be a fine side run, which a version-1 reader cannot merge
+    Bundle.write(BundleMagic, if (holdsFine) BundleVersion else 1, local.map(ops.encode) ++ foreign) { out =>
       out.putVarLong(_dropped)
       out.putVarLong(_late)
       out.putVarLong(_droppedWeight)
@@ -241,10 +285,26 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
 object Ingest {
   final val InitialBuffer = 64
   final val MaxBuffer = 16384
-  final val MaxLate = 65536
+  /** Most late rows collected into one side run. */
+  final val MaxLate = 1 << 20
+  /** Fewest late rows a side run may collect before [[lateCapacity]] limits it. */
+  final val MinLate = 1 << 16
+  /** Rows per addSorted call while building a side run. */
+  final val Slice = 8192
+  /** Side runs of lossless kinds merge this many at a time. */
   final val Fanout = 16
   final val MaxForeign = 4096
   final val BundleMagic: Array[Byte] = "ECMB".getBytes("US-ASCII")
+  /** Bundle version written when a run may be a fine side run (else 1, the layout is the same);
+    * both versions are read.
+    */
+  final val BundleVersion = 2
+
+  /** Late rows an ingest that has taken `seen` rows collects before building a side run: a quarter
+    * of its rows, at least [[MinLate]], at most [[MaxLate]], so that many small groups (GROUP BY)
+    * hold late buffers in proportion to their rows (docs/DESIGN.md, "Rows in any order").
+    */
+  def lateCapacity(seen: Long): Int = math.max(MinLate.toLong, math.min(MaxLate.toLong, seen >>> 2)).toInt
 
   /** Reads a bundle written by [[Ingest.serialize]] into a fresh ingest (runs stay as bytes). Bad
     * bytes fail with a SketchException starting "corrupt partial aggregate: ".
@@ -258,9 +318,10 @@ object Ingest {
     val in = new ByteReader(bytes)
     if (!java.util.Arrays.equals(Bundle.readMagic(in, "bundle"), BundleMagic)) throw new SketchException(Corrupt + "bad magic")
     val v = in.getByte("bundle version")
-    if (v != Bundle.Version) throw new SketchException(s"${Corrupt}version $v")
+    if (v != 1 && v != BundleVersion) throw new SketchException(s"${Corrupt}unknown bundle version $v (this build reads 1 and $BundleVersion)")
     val ing = new Ingest[S](ops, window)
     ing.foreign ++= Bundle.readParts(in, MaxForeign + 1, "run")
+    ing.foreignFine = v == BundleVersion
     ing._dropped = in.getVarLong("dropped rows")
     ing._late = in.getVarLong("late rows")
     ing._droppedWeight = in.getVarIn("dropped weight", 0, Long.MaxValue)
@@ -270,38 +331,49 @@ object Ingest {
   }
 }
 
-/** Stable sort of parallel arrays by timestamp (merge sort on an index permutation). */
-object Sorting {
-  def sortByTs(ts: Array[Long], a: Array[Long], b: Array[Long], n: Int): Unit = {
-    var sorted = true
-    var i = 1
-    while (sorted && i < n) { if (ts(i) < ts(i - 1)) sorted = false; i += 1 }
-    if (sorted) return
-    var idx = Array.tabulate(n)(identity)
-    var tmp = new Array[Int](n)
-    var width = 1
-    while (width < n) {
-      var lo = 0
-      while (lo < n) {
-        val mid = math.min(lo + width, n); val hi = math.min(lo + 2 * width, n)
-        var p = lo; var q = mid; var o = lo
-        while (p < mid && q < hi) {
-          if (ts(idx(q)) < ts(idx(p))) { tmp(o) = idx(q); q += 1 } else { tmp(o) = idx(p); p += 1 }
-          o += 1
-        }
-        while (p < mid) { tmp(o) = idx(p); p += 1; o += 1 }
-        while (q < hi) { tmp(o) = idx(q); q += 1; o += 1 }
-        lo += 2 * width
-      }
-      val t = idx; idx = tmp; tmp = t
-      width *= 2
-    }
-    permute(ts, idx, n); permute(a, idx, n); permute(b, idx, n)
-  }
+/** Stable LSD radix sort of parallel arrays by timestamp: 8-bit digits of (ts - min ts), only as
+  * many passes as the range of the timestamps needs (3 for a range under 2^24). Already sorted
+  * input returns after one scan. Scratch space: three arrays of n longs (kept per thread up to
+  * [[Ingest.MaxBuffer]] rows, allocated per call above).
+  */
+object RadixSort {
+  private final class Scratch(n: Int) { val t = new Array[Long](n); val a = new Array[Long](n); val b = new Array[Long](n) }
+  private val small = new ThreadLocal[Scratch] { override def initialValue(): Scratch = new Scratch(Ingest.MaxBuffer) }
 
-  private def permute(x: Array[Long], idx: Array[Int], n: Int): Unit = {
-    val c = java.util.Arrays.copyOf(x, n)
-    var i = 0
-    while (i < n) { x(i) = c(idx(i)); i += 1 }
+  def sortByTs(ts: Array[Long], a: Array[Long], b: Array[Long], n: Int): Unit = {
+    if (n < 2) return
+    var mn = ts(0); var mx = ts(0); var sorted = true
+    var i = 1
+    while (i < n) { val t = ts(i); if (t < mn) mn = t; if (t > mx) mx = t; if (t < ts(i - 1)) sorted = false; i += 1 }
+    if (sorted) return
+    val sc = if (n <= Ingest.MaxBuffer) small.get() else new Scratch(n)
+    // the range as an unsigned 64-bit number (timestamps may span more than 2^63)
+    var passes = 0
+    var r = mx - mn
+    while (r != 0) { passes += 1; r = r >>> 8 }
+    var srcT = ts; var srcA = a; var srcB = b
+    var dstT = sc.t; var dstA = sc.a; var dstB = sc.b
+    val cnt = new Array[Int](257)
+    var p = 0
+    while (p < passes) {
+      val sh = 8 * p
+      java.util.Arrays.fill(cnt, 0)
+      i = 0
+      while (i < n) { cnt((((srcT(i) - mn) >>> sh) & 0xFF).toInt + 1) += 1; i += 1 }
+      var k = 0
+      while (k < 256) { cnt(k + 1) += cnt(k); k += 1 }
+      i = 0
+      while (i < n) {
+        val d = (((srcT(i) - mn) >>> sh) & 0xFF).toInt
+        val o = cnt(d); cnt(d) = o + 1
+        dstT(o) = srcT(i); dstA(o) = srcA(i); dstB(o) = srcB(i)
+        i += 1
+      }
+      val t1 = srcT; srcT = dstT; dstT = t1
+      val a1 = srcA; srcA = dstA; dstA = a1
+      val b1 = srcB; srcB = dstB; dstB = b1
+      p += 1
+    }
+    if (srcT ne ts) { System.arraycopy(srcT, 0, ts, 0, n); System.arraycopy(srcA, 0, a, 0, n); System.arraycopy(srcB, 0, b, 0, n) }
   }
 }

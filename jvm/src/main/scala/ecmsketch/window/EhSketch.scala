@@ -1,6 +1,6 @@
 package ecmsketch.window
 
-import ecmsketch.core.{CounterSketch, SketchException, WindowCounter, WindowSketch, WindowSpec}
+import ecmsketch.core.{Bounds, CounterSketch, SketchException, WindowCounter, WindowSketch, WindowSpec}
 
 /** A stand-alone exponential histogram with a plan and a certified bound ([[CounterSketch]]). */
 final class EhSketch private (val spec: WindowSpec, val epsilon: Double, val plannedLevels: Int,
@@ -28,6 +28,31 @@ object EhSketch {
 
   private[ecmsketch] def restore(spec: WindowSpec, epsilon: Double, levels: Int, cellEps: Double, h: ExpHistogram): EhSketch =
     new EhSketch(spec, epsilon, levels, cellEps, h)
+
+  /** A fresh fine side run of `main` (cells of Bounds.sideCellEpsilon), or None (docs/DESIGN.md, "Rows in any order"). */
+  private[ecmsketch] def sideOf(main: EhSketch): Option[EhSketch] =
+    Bounds.sideCellEpsilon(main.cellEpsilon).map { cf =>
+      new EhSketch(main.spec, main.epsilon, Bounds.sideLevels(main.plannedLevels), cf, new ExpHistogram(EhConfig(cf, main.spec.window)))
+    }
+
+  /** Merge of partial histograms of one stream that differ at most in cell epsilon (and planned
+    * levels) into `target`'s cell epsilon; depth Bounds.mixedMergeDepth (docs/DESIGN.md).
+    */
+  private[ecmsketch] def mergeMixed(target: EhSketch, sketches: Seq[EhSketch]): EhSketch = {
+    SketchException.require(sketches.nonEmpty, "merge needs at least one sketch")
+    if (sketches.forall(s => s.cellEpsilon == target.cellEpsilon && s.plannedLevels == target.plannedLevels)) return mergeUnchecked(sketches)
+    sketches.foreach { s =>
+      val d = target.diffs(s).filterNot(x => x.startsWith("cell_epsilon ") || x.startsWith("merge_levels "))
+      if (d.nonEmpty) throw new SketchException(s"cannot merge exponential histograms with different parameters: ${d.mkString(", ")}")
+    }
+    val contributing = sketches.filter(!_.hist.isEmpty)
+    val h = ExpHistogram.merge(sketches.map(_.hist), target.hist.config)
+    val out = new EhSketch(target.spec, target.epsilon, target.plannedLevels, target.cellEpsilon, h)
+    out.mergeStateFrom(sketches, contributing)
+    if (contributing.exists(_.cellEpsilon != target.cellEpsilon))
+      out._mergeDepth = Bounds.mixedMergeDepth(target.cellEpsilon, contributing.map(s => (s.cellEpsilon, s.mergeDepth)))
+    out
+  }
 
   /** Order-preserving n-way merge (ECM §5.1); count-based sketches are refused. */
   def merge(sketches: Seq[EhSketch]): EhSketch = {

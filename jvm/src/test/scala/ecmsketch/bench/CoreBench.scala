@@ -10,7 +10,8 @@ import ecmsketch.window.{EhConfig, ExpHistogram}
 
 /** Single-thread throughput and size of the core (paper Table 3 setting: eps = 0.1, delta = 0.1,
   * window 10^6 time units). Prints a table and writes bench/results/core.{md,json}. Run with
-  * `make bench` (sbt "Test/runMain ecmsketch.bench.CoreBench [events] [reps]").
+  * `make bench` (sbt "Test/runMain ecmsketch.bench.CoreBench [events] [reps]"; "CoreBench order
+  * [rows] [reps]" runs only the row-order rows).
   */
 object CoreBench {
   def zipfKeys(n: Int, distinct: Int, s: Double, seed: Long): Array[Long] = {
@@ -38,7 +39,51 @@ object CoreBench {
 
   def median(xs: Seq[Double]): Double = { val s = xs.sorted; s(s.size / 2) }
 
+  /** ECM-EH (eps = delta = 0.1, 1 planned merge level, as ecm_agg plans it) with `window`, built
+    * through the ingest layer from `n` rows of range(n) (key = ts) in time order, reversed and
+    * shuffled, the three interleaved in each of `reps` rounds (plus one warm-up): median ns/row,
+    * depth and bound.
+    */
+  def orderRows(n: Int, reps: Int, window: Long): Seq[(String, String, String)] = {
+    val spec = WindowSpec(countWindow = false, tsMicros = false, window = window)
+    val wName = if (window >= n) "all rows" else f"${window.toDouble}%.0e"
+    val ops = new ecmsketch.ingest.SketchOps.Ecm(() => EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, 1L), ecmsketch.core.KeyType.Long)
+    val inTs = Array.tabulate(n)(_.toLong)
+    val inFp = inTs.map(ecmsketch.hash.Hashing.fingerprintLong)
+    val rvTs = inTs.reverse; val rvFp = inFp.reverse
+    val perm = Array.tabulate(n)(identity)
+    val rnd = new java.util.SplittableRandom(7)
+    var k = n - 1
+    while (k > 0) { val j = rnd.nextInt(k + 1); val x = perm(k); perm(k) = perm(j); perm(j) = x; k -= 1 }
+    val shTs = perm.map(inTs(_)); val shFp = perm.map(inFp(_))
+    val orders = Seq(("in order", inTs, inFp), ("reversed", rvTs, rvFp), ("shuffled", shTs, shFp))
+    val times = orders.map(_._1 -> scala.collection.mutable.ArrayBuffer[Double]()).toMap
+    val info = scala.collection.mutable.Map[String, String]()
+    for (rep <- 0 to reps; (name, ts, fp) <- orders) {
+      val ing = new ecmsketch.ingest.Ingest(ops, spec.window)
+      val t0 = System.nanoTime()
+      var i = 0
+      while (i < n) { ing.add(fp(i), ts(i), 1L); i += 1 }
+      val r = ing.result()
+      val dt = System.nanoTime() - t0
+      if (rep > 0) times(name) += dt.toDouble / n
+      info(name) = f"depth ${r.mergeDepth}, bound ${r.pointErrorBound}%.4f, ${ing.late}%,d late, ${ing.dropped}%,d dropped, ${ing.sideRunCount} side runs"
+    }
+    val base = median(times("in order").toSeq)
+    orders.map { case (name, _, _) =>
+      val m = median(times(name).toSeq)
+      (s"ECM-EH via ingest, $name, window $wName (ns/row)", f"$m%.1f", s"${info(name)}; ${"%.2f".format(m / base)}x in order; $n rows, eps=delta=0.1")
+    }
+  }
+
   def main(args: Array[String]): Unit = {
+    // `order [rows] [reps]`: only the row-order rows, printed
+    if (args.headOption.contains("order")) {
+      val n = if (args.length > 1) args(1).toInt else 10000000
+      val reps = if (args.length > 2) args(2).toInt else 5
+      (orderRows(n, reps, 1000000L) ++ orderRows(n, reps, 1L << 40)).foreach { case (a, b, c) => println(s"| $a | $b | $c |") }
+      return
+    }
     val n = if (args.length > 0) args(0).toInt else 10000000
     val reps = if (args.length > 1) args(1).toInt else 5
     val keys = zipfKeys(n, 100000, 1.1, 1)
@@ -82,6 +127,12 @@ object CoreBench {
       n / ((System.nanoTime() - t0) / 1e9)
     }
     rows += (("ECM-EH via ingest (reorder buffer) updates/s", f"${median(ingestRates)}%,.0f", "sorted input, as ecm_agg feeds it"))
+
+    // Rows in any order (docs/DESIGN.md, "Rows in any order"): ecm_agg's plan (one merge level),
+    // window 1e6, ts = 0 .. n-1 (range(n)) in time order, reversed and shuffled, interleaved per rep
+    orderRows(n, reps, 1000000L).foreach(rows += _)
+    // ... and with a window covering every row (no row is dropped: every late row goes into side runs)
+    orderRows(n, reps, 1L << 40).foreach(rows += _)
 
     // EH alone
     val ehRates = (0 until reps).map { _ =>
