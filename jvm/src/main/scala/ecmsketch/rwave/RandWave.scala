@@ -164,16 +164,14 @@ private[rwave] final class Scratch {
   val set = new IdSet
   val set2 = new IdSet
   var est: Array[Double] = new Array[Double](16)
-  /** Batch insertion: ids reduced mod p, level hashes, indices of the items with h >= 1, the
-    * items a batch keeps (newest first) and the level each starts at; per-level counts and write
-    * positions.
+  /** Batch insertion: ids reduced mod p, the items a batch keeps (newest first) with their first
+    * and last level; per-level counts, the item at which each level filled up, write positions.
     */
   var xs: Array[Long] = new Array[Long](RandWave.MaxPending)
-  var hs: Array[Int] = new Array[Int](RandWave.MaxPending)
-  var idx: Array[Int] = new Array[Int](RandWave.MaxPending)
   var need: Array[Int] = new Array[Int](RandWave.MaxPending)
-  var from: Array[Byte] = new Array[Byte](RandWave.MaxPending)
+  var fh: Array[Int] = new Array[Int](RandWave.MaxPending)
   val cnt: Array[Int] = new Array[Int](RwConfig.MaxLevel + 2)
+  val bnd: Array[Int] = new Array[Int](RwConfig.MaxLevel + 2)
   val wpos: Array[Int] = new Array[Int](RwConfig.MaxLevel + 2)
   val wts: Array[Array[Long]] = new Array[Array[Long]](RwConfig.MaxLevel + 2)
   val wids: Array[Array[Long]] = new Array[Array[Long]](RwConfig.MaxLevel + 2)
@@ -181,7 +179,7 @@ private[rwave] final class Scratch {
   /** Makes the batch arrays hold at least m items. */
   def ensure(m: Int): Unit = if (xs.length < m) {
     val c = math.max(m, 2 * xs.length)
-    xs = new Array[Long](c); hs = new Array[Int](c); idx = new Array[Int](c); need = new Array[Int](c); from = new Array[Byte](c)
+    xs = new Array[Long](c); need = new Array[Int](c); fh = new Array[Int](c)
   }
 }
 
@@ -295,63 +293,76 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     sortTieRuns(ts, ids, 0, m0)
     val m = if (mayRepeat) dedupeBatch(sc, ids, ts, m0) else m0
     sc.ensure(m)
-    val xs = sc.xs; val hs = sc.hs; val idx = sc.idx; val need = sc.need; val from = sc.from
-    val cnt = sc.cnt; val wpos = sc.wpos; val wts = sc.wts; val wids = sc.wids
-    val t0 = ts(0)
+    val xs = sc.xs; val need = sc.need; val fh = sc.fh
+    val ex = sc.cnt; val bnd = sc.bnd; val wpos = sc.wpos; val wts = sc.wts; val wids = sc.wids
     val c0 = math.min(m, cap)
-    if (c0 == cap && level0.n > 0 && level0.ts(level0.n - 1) < t0) { level0.n = 0; level0.sorted = true }
+    if (c0 == cap && level0.n > 0 && olderThan(level0, ts(m - c0), ids(m - c0))) { level0.n = 0; level0.sorted = true }
     appendAll(level0, ids, ts, m - c0, m)
     var j = 0
     while (j < m) { xs(j) = Hashing.modP(ids(j)); j += 1 }
     var i = 0
     while (i < r) {
       val a = coeffs(2 * i); val b = coeffs(2 * i + 1)
-      var k = 0; var top = 0
-      j = 0
-      while (j < m) {
-        val h = levelFor(a, b, xs(j))
-        hs(j) = h; idx(k) = j
-        k += (-h) >>> 31 // h > 0
-        top = math.max(top, h)
-        j += 1
-      }
-      if (k > 0) {
-        // newest first: an item is kept at levels f+1..h, where levels 1..f are already full
-        java.util.Arrays.fill(cnt, 0, top + 1, 0)
-        var f = 0
-        var nn = 0
-        var q = k - 1
-        while (q >= 0) {
-          val jj = idx(q); val h = hs(jj)
-          if (h > f) {
-            need(nn) = jj; from(nn) = (f + 1).toByte; nn += 1
-            var l = f + 1
-            while (l <= h) { cnt(l) += 1; l += 1 }
-            while (f < h && cnt(f + 1) >= cap) f += 1
-          }
-          q -= 1
+      // need(0 until nn): kept items, newest first; fh: (first level) | (h << 8). Level l > f has
+      // received every item so far with h >= l; `above` counts those for l = f + 1.
+      var nn = 0; var top = 0; var f = 0
+      if (m < cap) {
+        // no level can fill up: every item with h >= 1 is kept (branch-free)
+        j = m - 1
+        while (j >= 0) {
+          val h = levelFor(a, b, xs(j))
+          need(nn) = j; fh(nn) = 1 | (h << 8)
+          nn += (-h) >>> 31 // h > 0
+          top = math.max(top, h)
+          j -= 1
         }
+        if (nn > 0) {
+          java.util.Arrays.fill(ex, 0, top + 1, 0)
+          var q = 0
+          while (q < nn) { ex(fh(q) >>> 8) += 1; q += 1 }
+        }
+      } else {
+        java.util.Arrays.fill(ex, 0, RwConfig.MaxLevel + 1, 0)
+        var above = 0
+        j = m - 1
+        while (j >= 0) {
+          val h = levelFor(a, b, xs(j))
+          if (h > f) {
+            need(nn) = j; fh(nn) = (f + 1) | (h << 8); nn += 1
+            ex(h) += 1
+            if (h > top) top = h
+            above += 1
+            while (above >= cap && f < RwConfig.MaxLevel) { above -= ex(f + 1); f += 1; bnd(f) = j }
+          }
+          j -= 1
+        }
+      }
+      if (nn > 0) {
+        // per-level counts: cap for the full levels 1..f, suffix sums of ex above
         val ls = levelsOf(i, top)
-        var l = 1
-        while (l <= top) {
-          val c = cnt(l)
+        var sum = 0
+        var l = top
+        while (l >= 1) {
+          sum += ex(l)
+          val c = if (l <= f) cap else sum
           if (c > 0) {
             var lv = ls(l)
             if (lv == null) { lv = new Level(math.max(4, c)); ls(l) = lv }
             // cap newer distinct items than every stored one: the stored ones are out
-            if (c >= cap && lv.n > 0 && lv.ts(lv.n - 1) < t0) { lv.n = 0; lv.sorted = true }
+            if (l <= f && lv.n > 0 && olderThan(lv, ts(bnd(l)), ids(bnd(l)))) { lv.n = 0; lv.sorted = true }
             ensureRoom(lv, c)
-            wts(l) = lv.ts; wids(l) = lv.ids; wpos(l) = lv.n
-          }
-          l += 1
+            wts(l) = lv.ts; wids(l) = lv.ids; wpos(l) = lv.n; ex(l) = lv.n
+          } else ex(l) = -1
+          l -= 1
         }
         // oldest first, each kept item into its levels
-        q = nn - 1
+        var q = nn - 1
         while (q >= 0) {
           val jj = need(q)
           val t = ts(jj); val id = ids(jj)
-          var l2 = from(q).toInt
-          val h = hs(jj)
+          val v = fh(q)
+          var l2 = v & 0xFF
+          val h = v >>> 8
           while (l2 <= h) {
             val p = wpos(l2)
             wts(l2)(p) = t; wids(l2)(p) = id; wpos(l2) = p + 1
@@ -361,11 +372,10 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
         }
         l = 1
         while (l <= top) {
-          if (cnt(l) > 0) {
+          if (ex(l) >= 0) {
             val lv = ls(l)
-            val n = lv.n
             lv.n = wpos(l)
-            joinTies(lv, n)
+            joinTies(lv, ex(l))
             lv.dirty = true
             wts(l) = null; wids(l) = null
           }
@@ -374,6 +384,12 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
       }
       i += 1
     }
+  }
+
+  /** True when every entry of a log is smaller in (ts, id) than (t, id). */
+  @inline private def olderThan(lv: Level, t: Long, id: Long): Boolean = {
+    val lt = lv.ts(lv.n - 1)
+    lt < t || (lt == t && lv.sorted && lv.ids(lv.n - 1) < id)
   }
 
   /** Keeps the last occurrence of every id in [0, m) (order preserved); returns the new count. */
