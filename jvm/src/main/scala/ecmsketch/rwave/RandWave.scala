@@ -772,7 +772,7 @@ object RandWave {
   /** Largest number of items buffered by [[RandWave.addSortedBatch]]: big batches let each level
     * skip the items it could not keep (the buffer is released at the next read).
     */
-  private[rwave] final val MaxBatchPending = 1 << 16
+  private[rwave] final val MaxBatchPending = 1 << 18
 
   private[rwave] val scratch: ThreadLocal[Scratch] = ThreadLocal.withInitial(() => new Scratch)
 
