@@ -164,10 +164,13 @@ private[rwave] final class Scratch {
   val set = new IdSet
   val set2 = new IdSet
   var est: Array[Double] = new Array[Double](16)
-  /** Batch insertion: ids reduced mod p, the items a batch keeps (newest first) with their first
-    * and last level; per-level counts, the item at which each level filled up, write positions.
+  /** Batch insertion: ids reduced mod p; level hashes and the items with h >= l (small batches);
+    * the items a big batch keeps (newest first) with their first and last level, per-level counts,
+    * the item at which each level filled up, write positions (big batches).
     */
   var xs: Array[Long] = new Array[Long](RandWave.MaxPending)
+  var hs: Array[Int] = new Array[Int](RandWave.MaxPending)
+  var idx: Array[Int] = new Array[Int](RandWave.MaxPending)
   var need: Array[Int] = new Array[Int](RandWave.MaxPending)
   var fh: Array[Int] = new Array[Int](RandWave.MaxPending)
   val cnt: Array[Int] = new Array[Int](RwConfig.MaxLevel + 2)
@@ -179,7 +182,7 @@ private[rwave] final class Scratch {
   /** Makes the batch arrays hold at least m items. */
   def ensure(m: Int): Unit = if (xs.length < m) {
     val c = math.max(m, 2 * xs.length)
-    xs = new Array[Long](c); need = new Array[Int](c); fh = new Array[Int](c)
+    xs = new Array[Long](c); hs = new Array[Int](c); idx = new Array[Int](c); need = new Array[Int](c); fh = new Array[Int](c)
   }
 }
 
@@ -307,19 +310,30 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
       // received every item so far with h >= l; `above` counts those for l = f + 1.
       var nn = 0; var top = 0; var f = 0
       if (m < cap) {
-        // no level can fill up: every item with h >= 1 is kept (branch-free)
-        j = m - 1
-        while (j >= 0) {
+        // no level can fill up: every item with h >= 1 is kept; level l gets those with h >= l,
+        // filtered from level l - 1's list (branch-free)
+        val hs = sc.hs; val idx = sc.idx
+        var k = 0
+        j = 0
+        while (j < m) {
           val h = levelFor(a, b, xs(j))
-          need(nn) = j; fh(nn) = 1 | (h << 8)
-          nn += (-h) >>> 31 // h > 0
+          hs(j) = h; idx(k) = j
+          k += (-h) >>> 31 // h > 0
           top = math.max(top, h)
-          j -= 1
+          j += 1
         }
-        if (nn > 0) {
-          java.util.Arrays.fill(ex, 0, top + 1, 0)
-          var q = 0
-          while (q < nn) { ex(fh(q) >>> 8) += 1; q += 1 }
+        if (k > 0) {
+          val ls = levelsOf(i, top)
+          var l = 1
+          while (k > 0) {
+            var lv = ls(l)
+            if (lv == null) { lv = new Level(4); ls(l) = lv }
+            appendIdx(lv, ids, ts, idx, k)
+            var q = 0; var k2 = 0
+            while (q < k) { val jj = idx(q); idx(k2) = jj; k2 += (l - hs(jj)) >>> 31; q += 1 }
+            k = k2
+            l += 1
+          }
         }
       } else {
         java.util.Arrays.fill(ex, 0, RwConfig.MaxLevel + 1, 0)
@@ -427,6 +441,22 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
       val n = lv.n
       val c = math.min(until - q, lv.ts.length - n)
       System.arraycopy(ts, q, lv.ts, n, c); System.arraycopy(ids, q, lv.ids, n, c)
+      lv.n = n + c
+      joinTies(lv, n)
+      q += c
+    }
+    lv.dirty = true
+  }
+
+  private def appendIdx(lv: Level, ids: Array[Long], ts: Array[Long], idx: Array[Int], k: Int): Unit = {
+    var q = 0
+    while (q < k) {
+      if (lv.n == lv.ts.length) makeRoom(lv)
+      val n = lv.n
+      val c = math.min(k - q, lv.ts.length - n)
+      val lts = lv.ts; val lids = lv.ids
+      var e = 0
+      while (e < c) { val j = idx(q + e); lts(n + e) = ts(j); lids(n + e) = ids(j); e += 1 }
       lv.n = n + c
       joinTies(lv, n)
       q += c
