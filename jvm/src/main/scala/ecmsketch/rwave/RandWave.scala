@@ -236,7 +236,8 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   private[this] var counter: Long = 0L
   /** Items added but not yet inserted into the levels (ts non-decreasing, all <= lastTs); inserted
     * instance by instance when the buffer is full and before any read ([[normalize]]). Allocated
-    * lazily, grows up to [[RandWave.MaxPending]].
+    * lazily, grows up to [[RandWave.MaxPending]] ([[RandWave.MaxBatchPending]] for
+    * [[addSortedBatch]], released at the next read).
     */
   private[this] var pIds: Array[Long] = null
   private[this] var pTs: Array[Long] = null
@@ -285,10 +286,12 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     * and, if ids may repeat, keeps only the last occurrence of each id. A level then needs only the
     * `capacity` newest batch items with h >= l: older ones have `capacity` newer distinct items
     * above them at that level for good (they stay newer when they re-occur, and expire later).
-    * Level 0 gets the newest `capacity` items. Instance by instance, one loop hashes the items, a
-    * second walks the items with h >= 1 from the newest, counting per level, and keeps those that
-    * still fit in some level (levels 1..F are full, so an item with h <= F is skipped); they are
-    * then written into their levels, oldest first.
+    * Level 0 gets the newest `capacity` items. Instance by instance: a batch smaller than
+    * `capacity` (no level can fill) is hashed in one loop and each level takes the items with
+    * h >= l, filtered from the previous level's list; a bigger batch is walked from the newest
+    * item, hashing and counting per level, keeping the items that still fit in some level (levels
+    * 1..F are full, so an item with h <= F is skipped), which are then written into their levels,
+    * oldest first.
     */
   private def insertBatch(ids: Array[Long], ts: Array[Long], m0: Int): Unit = {
     val sc = scratch.get()
