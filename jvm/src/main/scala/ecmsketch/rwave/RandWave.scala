@@ -164,11 +164,26 @@ private[rwave] final class Scratch {
   val set = new IdSet
   val set2 = new IdSet
   var est: Array[Double] = new Array[Double](16)
-  /** Batch insertion: ids reduced mod p, level hashes of one instance, indices of the items of one level. */
-  val xs: Array[Long] = new Array[Long](RandWave.MaxPending)
-  val hs: Array[Int] = new Array[Int](RandWave.MaxPending)
-  val idx: Array[Int] = new Array[Int](RandWave.MaxPending)
-  var keep: Array[Boolean] = new Array[Boolean](64)
+  /** Batch insertion: ids reduced mod p; level hashes and the items with h >= l (small batches);
+    * the items a big batch keeps (newest first) with their first and last level, per-level counts,
+    * the item at which each level filled up, write positions (big batches).
+    */
+  var xs: Array[Long] = new Array[Long](RandWave.MaxPending)
+  var hs: Array[Int] = new Array[Int](RandWave.MaxPending)
+  var idx: Array[Int] = new Array[Int](RandWave.MaxPending)
+  var need: Array[Int] = new Array[Int](RandWave.MaxPending)
+  var fh: Array[Int] = new Array[Int](RandWave.MaxPending)
+  val cnt: Array[Int] = new Array[Int](RwConfig.MaxLevel + 2)
+  val bnd: Array[Int] = new Array[Int](RwConfig.MaxLevel + 2)
+  val wpos: Array[Int] = new Array[Int](RwConfig.MaxLevel + 2)
+  val wts: Array[Array[Long]] = new Array[Array[Long]](RwConfig.MaxLevel + 2)
+  val wids: Array[Array[Long]] = new Array[Array[Long]](RwConfig.MaxLevel + 2)
+
+  /** Makes the batch arrays hold at least m items. */
+  def ensure(m: Int): Unit = if (xs.length < m) {
+    val c = math.max(m, 2 * xs.length)
+    xs = new Array[Long](c); hs = new Array[Int](c); idx = new Array[Int](c); need = new Array[Int](c); fh = new Array[Int](c)
+  }
 }
 
 /** r independent randomized waves over items (id, ts). Level l of instance i holds the
@@ -221,7 +236,8 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   private[this] var counter: Long = 0L
   /** Items added but not yet inserted into the levels (ts non-decreasing, all <= lastTs); inserted
     * instance by instance when the buffer is full and before any read ([[normalize]]). Allocated
-    * lazily, grows up to [[RandWave.MaxPending]].
+    * lazily, grows up to [[RandWave.MaxPending]] ([[RandWave.MaxBatchPending]] for
+    * [[addSortedBatch]], released at the next read).
     */
   private[this] var pIds: Array[Long] = null
   private[this] var pTs: Array[Long] = null
@@ -266,41 +282,120 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   /** Inserts the buffered items into the levels. */
   private def flush(): Unit = if (pN > 0) { val n = pN; pN = 0; insertBatch(pIds, pTs, n) }
 
-  /** Inserts items [0, m) (ts non-decreasing, not before any stored item, m <= MaxPending):
-    * appends them to level 0, then, instance by instance, hashes them in one loop and appends
-    * each level's items (those with h_i >= l, filtered from the previous level's) to its log.
+  /** Inserts items [0, m) (ts non-decreasing, not before any stored item). Sorts tie runs by id
+    * and, if ids may repeat, keeps only the last occurrence of each id. A level then needs only the
+    * `capacity` newest batch items with h >= l: older ones have `capacity` newer distinct items
+    * above them at that level for good (they stay newer when they re-occur, and expire later).
+    * Level 0 gets the newest `capacity` items. Instance by instance: a batch smaller than
+    * `capacity` (no level can fill) is hashed in one loop and each level takes the items with
+    * h >= l, filtered from the previous level's list; a bigger batch is walked from the newest
+    * item, hashing and counting per level, keeping the items that still fit in some level (levels
+    * 1..F are full, so an item with h <= F is skipped), which are then written into their levels,
+    * oldest first.
     */
-  private def insertBatch(ids: Array[Long], ts: Array[Long], m: Int): Unit = {
+  private def insertBatch(ids: Array[Long], ts: Array[Long], m0: Int): Unit = {
     val sc = scratch.get()
-    val xs = sc.xs; val hs = sc.hs; val idx = sc.idx
     // sorted by (ts, id), every level's items are appended in (ts, id) order
-    sortTieRuns(ts, ids, 0, m)
-    appendAll(level0, ids, ts, m)
+    sortTieRuns(ts, ids, 0, m0)
+    val m = if (mayRepeat) dedupeBatch(sc, ids, ts, m0) else m0
+    sc.ensure(m)
+    val xs = sc.xs; val need = sc.need; val fh = sc.fh
+    val ex = sc.cnt; val bnd = sc.bnd; val wpos = sc.wpos; val wts = sc.wts; val wids = sc.wids
+    val c0 = math.min(m, cap)
+    if (c0 == cap && level0.n > 0 && olderThan(level0, ts(m - c0), ids(m - c0))) { level0.n = 0; level0.sorted = true }
+    appendAll(level0, ids, ts, m - c0, m)
     var j = 0
     while (j < m) { xs(j) = Hashing.modP(ids(j)); j += 1 }
     var i = 0
     while (i < r) {
       val a = coeffs(2 * i); val b = coeffs(2 * i + 1)
-      var k = 0; var top = 0
-      j = 0
-      while (j < m) {
-        val h = levelFor(a, b, xs(j))
-        hs(j) = h; idx(k) = j
-        k += (-h) >>> 31 // h > 0
-        top = math.max(top, h)
-        j += 1
+      // need(0 until nn): kept items, newest first; fh: (first level) | (h << 8). Level l > f has
+      // received every item so far with h >= l; `above` counts those for l = f + 1.
+      var nn = 0; var top = 0; var f = 0
+      if (m < cap) {
+        // no level can fill up: every item with h >= 1 is kept; level l gets those with h >= l,
+        // filtered from level l - 1's list (branch-free)
+        val hs = sc.hs; val idx = sc.idx
+        var k = 0
+        j = 0
+        while (j < m) {
+          val h = levelFor(a, b, xs(j))
+          hs(j) = h; idx(k) = j
+          k += (-h) >>> 31 // h > 0
+          top = math.max(top, h)
+          j += 1
+        }
+        if (k > 0) {
+          val ls = levelsOf(i, top)
+          var l = 1
+          while (k > 0) {
+            var lv = ls(l)
+            if (lv == null) { lv = new Level(4); ls(l) = lv }
+            appendIdx(lv, ids, ts, idx, k)
+            var q = 0; var k2 = 0
+            while (q < k) { val jj = idx(q); idx(k2) = jj; k2 += (l - hs(jj)) >>> 31; q += 1 }
+            k = k2
+            l += 1
+          }
+        }
+      } else {
+        java.util.Arrays.fill(ex, 0, RwConfig.MaxLevel + 1, 0)
+        var above = 0
+        j = m - 1
+        while (j >= 0) {
+          val h = levelFor(a, b, xs(j))
+          if (h > f) {
+            need(nn) = j; fh(nn) = (f + 1) | (h << 8); nn += 1
+            ex(h) += 1
+            if (h > top) top = h
+            above += 1
+            while (above >= cap && f < RwConfig.MaxLevel) { above -= ex(f + 1); f += 1; bnd(f) = j }
+          }
+          j -= 1
+        }
       }
-      if (k > 0) {
+      if (nn > 0) {
+        // per-level counts: cap for the full levels 1..f, suffix sums of ex above
         val ls = levelsOf(i, top)
-        var l = 1
-        while (k > 0) {
-          var lv = ls(l)
-          if (lv == null) { lv = new Level(4); ls(l) = lv }
-          appendIdx(lv, ids, ts, idx, k)
-          // keep the items with h >= l + 1
-          var q = 0; var k2 = 0
-          while (q < k) { val jj = idx(q); idx(k2) = jj; k2 += (l - hs(jj)) >>> 31; q += 1 }
-          k = k2
+        var sum = 0
+        var l = top
+        while (l >= 1) {
+          sum += ex(l)
+          val c = if (l <= f) cap else sum
+          if (c > 0) {
+            var lv = ls(l)
+            if (lv == null) { lv = new Level(math.max(4, c)); ls(l) = lv }
+            // cap newer distinct items than every stored one: the stored ones are out
+            if (l <= f && lv.n > 0 && olderThan(lv, ts(bnd(l)), ids(bnd(l)))) { lv.n = 0; lv.sorted = true }
+            ensureRoom(lv, c)
+            wts(l) = lv.ts; wids(l) = lv.ids; wpos(l) = lv.n; ex(l) = lv.n
+          } else ex(l) = -1
+          l -= 1
+        }
+        // oldest first, each kept item into its levels
+        var q = nn - 1
+        while (q >= 0) {
+          val jj = need(q)
+          val t = ts(jj); val id = ids(jj)
+          val v = fh(q)
+          var l2 = v & 0xFF
+          val h = v >>> 8
+          while (l2 <= h) {
+            val p = wpos(l2)
+            wts(l2)(p) = t; wids(l2)(p) = id; wpos(l2) = p + 1
+            l2 += 1
+          }
+          q -= 1
+        }
+        l = 1
+        while (l <= top) {
+          if (ex(l) >= 0) {
+            val lv = ls(l)
+            lv.n = wpos(l)
+            joinTies(lv, ex(l))
+            lv.dirty = true
+            wts(l) = null; wids(l) = null
+          }
           l += 1
         }
       }
@@ -308,12 +403,46 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     }
   }
 
-  private def appendAll(lv: Level, ids: Array[Long], ts: Array[Long], m: Int): Unit = {
-    var q = 0
-    while (q < m) {
+  /** True when every entry of a log is smaller in (ts, id) than (t, id). */
+  @inline private def olderThan(lv: Level, t: Long, id: Long): Boolean = {
+    val lt = lv.ts(lv.n - 1)
+    lt < t || (lt == t && lv.sorted && lv.ids(lv.n - 1) < id)
+  }
+
+  /** Keeps the last occurrence of every id in [0, m) (order preserved); returns the new count. */
+  private def dedupeBatch(sc: Scratch, ids: Array[Long], ts: Array[Long], m: Int): Int = {
+    val set = sc.set
+    set.reset(m)
+    var w = m
+    var j = m - 1
+    while (j >= 0) {
+      val id = ids(j)
+      if (set.add(id)) { w -= 1; ids(w) = id; ts(w) = ts(j) }
+      j -= 1
+    }
+    val n = m - w
+    if (w > 0) { System.arraycopy(ids, w, ids, 0, n); System.arraycopy(ts, w, ts, 0, n) }
+    n
+  }
+
+  /** Makes room in `lv` for k more entries (k <= capacity): compacts a log that cannot take them,
+    * then grows it if needed (a log holds at most 2 * capacity entries).
+    */
+  private def ensureRoom(lv: Level, k: Int): Unit = if (lv.n + k > lv.ts.length) {
+    if (lv.n > 0) compact(lv)
+    val len = lv.ts.length
+    if (lv.n + k > len) {
+      val m = math.max(lv.n + k, math.min(2 * cap, math.max(4, 2 * len)))
+      lv.ts = java.util.Arrays.copyOf(lv.ts, m); lv.ids = java.util.Arrays.copyOf(lv.ids, m)
+    }
+  }
+
+  private def appendAll(lv: Level, ids: Array[Long], ts: Array[Long], from: Int, until: Int): Unit = {
+    var q = from
+    while (q < until) {
       if (lv.n == lv.ts.length) makeRoom(lv)
       val n = lv.n
-      val c = math.min(m - q, lv.ts.length - n)
+      val c = math.min(until - q, lv.ts.length - n)
       System.arraycopy(ts, q, lv.ts, n, c); System.arraycopy(ids, q, lv.ids, n, c)
       lv.n = n + c
       joinTies(lv, n)
@@ -388,17 +517,25 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     var i = from
     var prev = _lastTs
     while (i < until) { if (ts(i) < prev) failOrder(ts(i)); prev = ts(i); i += 1 }
-    val sc = scratch.get()
-    val set = sc.set
-    set.reset(until - from)
-    // ids whose last occurrence is at index i: walk backwards, keep first sightings
-    if (sc.keep.length < until - from) sc.keep = new Array[Boolean](math.max(until - from, 2 * sc.keep.length))
-    val keep = sc.keep
-    i = until - 1
-    while (i >= from) { keep(i - from) = set.add(ids(i)); i -= 1 }
     mayRepeat = true
+    canonical = false
+    _lastTs = ts(until - 1)
+    // large batches: the insertion keeps only what each level can hold (see insertBatch)
     i = from
-    while (i < until) { if (keep(i - from)) push(ids(i), ts(i)); i += 1 }
+    while (i < until) {
+      if (pIds == null || pN == pIds.length) {
+        if (pIds != null && pIds.length >= MaxBatchPending) flush()
+        else {
+          val c = math.min(MaxBatchPending, math.max(math.max(16, pN + (until - i)), if (pIds == null) 0 else 2 * pIds.length))
+          pIds = if (pIds == null) new Array[Long](c) else java.util.Arrays.copyOf(pIds, c)
+          pTs = if (pTs == null) new Array[Long](c) else java.util.Arrays.copyOf(pTs, c)
+        }
+      }
+      val c = math.min(until - i, pIds.length - pN)
+      System.arraycopy(ids, i, pIds, pN, c); System.arraycopy(ts, i, pTs, pN, c)
+      pN += c
+      i += c
+    }
   }
 
   private def levelsOf(i: Int, h: Int): Array[Level] = {
@@ -480,6 +617,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   /** Brings every level into canonical form for the current clock. */
   private[rwave] def normalize(): Unit = if (!canonical) {
     flush()
+    if (pIds != null && pIds.length > MaxPending) { pIds = null; pTs = null }
     normalizeLevel(level0)
     if (levels != null) {
       var i = 0
@@ -664,6 +802,10 @@ object RandWave {
   final val MaxWeight = 1L << 20
   /** Largest number of buffered items of a wave (see [[RandWave.addItem]]). */
   private[rwave] final val MaxPending = 512
+  /** Largest number of items buffered by [[RandWave.addSortedBatch]]: big batches let each level
+    * skip the items it could not keep (the buffer is released at the next read).
+    */
+  private[rwave] final val MaxBatchPending = 1 << 18
 
   private[rwave] val scratch: ThreadLocal[Scratch] = ThreadLocal.withInitial(() => new Scratch)
 

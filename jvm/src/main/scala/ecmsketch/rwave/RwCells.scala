@@ -144,11 +144,12 @@ object RwCells {
   /** Reads n items into ts/ids, checking ts <= lastTs and strictly increasing (ts, id). */
   private def readItems(in: ByteReader, n: Int, base: Long, lastTs: Long, ts: Array[Long], ids: Array[Long], what: String): Unit = {
     var prev = base
+    val tsWhat = s"$what timestamp"; val idWhat = s"$what id" // built once, not per item
     var j = 0
     while (j < n) {
-      val t = addTs(prev, in.getVarLong(s"$what timestamp"), s"$what timestamp")
+      val t = addTs(prev, in.getVarLong(tsWhat), tsWhat)
       if (t > lastTs) corrupt(s"$what timestamp $t after the last timestamp $lastTs")
-      val id = in.getLong(s"$what id")
+      val id = in.getLong(idWhat)
       if (j > 0 && t == prev && id <= ids(j - 1))
         corrupt(s"$what ${j} is not after the previous item (items must be strictly increasing by timestamp, then id)")
       ts(j) = t; ids(j) = id; prev = t

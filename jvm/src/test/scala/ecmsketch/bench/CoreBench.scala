@@ -173,6 +173,8 @@ object CoreBench {
     rows += ((f"serialized bytes after ${rwEvents}%,d events: EH / DW / RW", f"$ehPrefix%,d / $dwPrefix%,d / $rwBytes%,d",
       f"RW/EH = ${rwBytes.toDouble / ehPrefix}%.0fx (paper: RW >= 10x); RW ${lastRw.width} x ${lastRw.depth}, " +
         f"${rwPlan.cellDelta}%.4f cell delta"))
+    // heap against serialized size: ECM-RW after rwEvents events, a distinct sketch of ~1M values
+    rows ++= ecmsketch.rwave.RwHeapBench.rows(keys, ts, rwEvents, 10000000)
 
     // Merge of 33 site sketches (order-preserving, n-way)
     val sites = (0 until 33).map { site =>

@@ -489,11 +489,42 @@ class RandWaveSuite extends AnyFunSuite {
       }
       checkSame(a, b, s)
       checkSame(a, c, s)
-      a.checkInvariants()
-      for (inst <- 0 until cfg.instances; l <- 0 to 20) {
-        val lv = a.levelAt(inst, l)
+      for (w <- Seq(a, b)) {
+        w.checkInvariants()
+        for (inst <- 0 until cfg.instances; l <- 0 to 20) {
+          val lv = w.levelAt(inst, l)
+          val got = if (lv == null) Seq.empty else (0 until lv.n).map(k => (lv.ts(k), lv.ids(k)))
+          assert(got == bruteLevel(w, s, inst, l), s"seed $seed instance $inst level $l")
+        }
+      }
+    }
+  }
+
+  test("large sorted batches (more than one insertion buffer, tie runs across its boundary) give the brute-force state") {
+    for (seed <- 0 until 3) {
+      val rnd = new Random(300 + seed)
+      val cfg = RwConfig(0.5, 0.1, Seq(Long.MaxValue, 4000L, 20000L)(seed), rnd.nextLong())
+      // about 10 rows per tick, values repeating over a universe of 30000, and a tie run of 600
+      // rows across the end of the first insertion buffer
+      val n = RandWave.MaxBatchPending + 30000
+      val s: Stream = {
+        var t = 0L
+        (0 until n).map { k =>
+          if (rnd.nextInt(10) == 0 && math.abs(k - RandWave.MaxBatchPending) > 300) t += 1
+          (rnd.nextInt(30000).toLong, t)
+        }.toArray
+      }
+      val ids = s.map(_._1).toArray; val ts = s.map(_._2).toArray
+      val b = new RandWave(cfg)
+      var i = 0
+      while (i < n) { val j = math.min(n, i + 1 + rnd.nextInt(20000)); b.addSortedBatch(ids, ts, i, j); i = j }
+      val a = build(cfg, s)
+      checkSame(a, b, s)
+      b.checkInvariants()
+      for (inst <- 0 until 3; l <- 0 to 12) {
+        val lv = b.levelAt(inst, l)
         val got = if (lv == null) Seq.empty else (0 until lv.n).map(k => (lv.ts(k), lv.ids(k)))
-        assert(got == bruteLevel(a, s, inst, l), s"seed $seed instance $inst level $l")
+        assert(got == bruteLevel(b, s, inst, l), s"seed $seed instance $inst level $l")
       }
     }
   }

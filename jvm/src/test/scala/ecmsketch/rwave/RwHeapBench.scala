@@ -1,0 +1,75 @@
+package ecmsketch.rwave
+
+import ecmsketch.bench.CoreBench
+import ecmsketch.core.{CellFamily, Codec, WindowSpec}
+import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
+import ecmsketch.format.SketchCodec
+
+/** Heap against serialized size of randomized-wave sketches, and ECM-RW update speed (manual
+  * benchmark, also used by CoreBench): sbt "Test/runMain ecmsketch.rwave.RwHeapBench".
+  *
+  * Heap is measured as the used heap after full GCs (System.gc, twice) with the sketch reachable,
+  * minus the same before it was built (input arrays allocated before): it counts every object the
+  * sketch holds, thread-local scratch space excluded (allocated by a warm-up build).
+  */
+object RwHeapBench {
+  private val mem = java.lang.management.ManagementFactory.getMemoryMXBean
+  private def used(): Long = { System.gc(); System.gc(); mem.getHeapMemoryUsage.getUsed }
+
+  /** (heap bytes, the object built); `build` must return the object after a read (normalized). */
+  def heapOf[T <: AnyRef](build: () => T): (Long, T) = {
+    val before = used()
+    val x = build()
+    val after = used()
+    (after - before, x)
+  }
+
+  val spec: WindowSpec = WindowSpec(countWindow = false, tsMicros = false, window = 1000000L)
+
+  /** ECM-RW (eps = delta = 0.1) over `events` events of CoreBench's Zipf stream. */
+  def ecmRw(keys: Array[Long], ts: Array[Long], events: Int): EcmSketch = {
+    val s = EcmSketch.create(spec, Planner.plan(0.1, 0.1, QueryKind.Point, 0, CellFamily.RandWaveId), 1L)
+    var i = 0
+    while (i < events) { s.add(keys(i), ts(i), 1L); i += 1 }
+    s
+  }
+
+  /** distinct sketch (eps 0.1, delta 0.05) over `rows` rows, ts = row / 10, values uniform over 1M. */
+  def distinct(fps: Array[Long], ts: Array[Long], rows: Int): DistinctSketch = {
+    val d = DistinctSketch.create(spec, 0.1, 0.05, DistinctSketch.DefaultSeed)
+    var i = 0
+    while (i < rows) { val j = math.min(rows, i + 8192); d.addSortedBatch(fps, ts, i, j); i = j }
+    d
+  }
+
+  /** Rows (name, value, note) for ECM-RW after `events` events and a distinct sketch of 1M values. */
+  def rows(keys: Array[Long], ts: Array[Long], events: Int, distinctRows: Int): Seq[(String, String, String)] = {
+    ecmRw(keys, ts, 20000) // warm-up: thread-local scratch space
+    val (h1, e) = heapOf { () => val s = ecmRw(keys, ts, events); SketchCodec.encode(s); s }
+    val b1 = SketchCodec.encode(e).length
+    val rnd = new java.util.SplittableRandom(5)
+    val fps = Array.fill(distinctRows)(ecmsketch.hash.Hashing.fingerprintLong(rnd.nextLong(1000000)))
+    val dts = Array.tabulate(distinctRows)(i => i / 10L)
+    distinct(fps, dts, 300000)
+    val (h2, d) = heapOf { () => val s = distinct(fps, dts, distinctRows); Codec.encode(DistinctKind, s); s }
+    val b2 = Codec.encode(DistinctKind, d).length
+    Seq(
+      (f"ECM-RW heap / serialized after $events%,d events", f"$h1%,d / $b1%,d B = ${h1.toDouble / b1}%.2fx", "aim <= 2x; used heap after full GCs, built minus before"),
+      (f"distinct sketch heap / serialized, $distinctRows%,d rows ~1M distinct", f"$h2%,d / $b2%,d B = ${h2.toDouble / b2}%.2fx",
+        f"aim <= 2x; estimate ${d.count(null, null)}%.0f"))
+  }
+
+  def main(args: Array[String]): Unit = {
+    val n = 300000
+    val keys = CoreBench.zipfKeys(n, 100000, 1.1, 1)
+    val ts = CoreBench.timestamps(n, 2)
+    val mx = java.lang.management.ManagementFactory.getThreadMXBean
+    val rates = (0 until 5).map { _ =>
+      val t0 = mx.getCurrentThreadCpuTime
+      ecmRw(keys, ts, n)
+      n / ((mx.getCurrentThreadCpuTime - t0) / 1e9)
+    }
+    println(f"ECM-RW updates/s (thread CPU time), $n%,d events: ${rates.map(r => f"$r%,.0f").mkString(" ")}; median ${CoreBench.median(rates)}%,.0f")
+    rows(keys, ts, n, if (args.length > 0) args(0).toInt else 10000000).foreach { case (a, b, c) => println(s"$a: $b ($c)") }
+  }
+}
