@@ -149,3 +149,17 @@ def test_generated_code_equals_interpreted(spark, sketches):
     assert generated == interpreted
     assert generated[3].p_str is None and generated[3].p_arr[0] is None and generated[3].p_arr[1] > 0
     assert sum(r.p_long for r in generated) > 0 and sum(r.p_bin_rows for r in generated) > 0
+
+
+def test_constant_range_answers_equal_per_row_range(spark, sketches):
+    # a constant range and now take the memoized path (each cell's estimate computed once per sketch),
+    # a per-row range the sketch's own point query: the answers are the same floats
+    rows = [(i, sketches["s"], sketches["b"], str(i % 37), i % 53, 1000, N - 1) for i in range(60)]
+    df = spark.createDataFrame(rows, "i INT, s BINARY, b BINARY, k STRING, ik BIGINT, r BIGINT, now BIGINT")
+    got = df.select("i", E.ecm_point("s", F.col("k"), 1000).alias("cs"), E.ecm_point("s", F.col("k"), F.col("r")).alias("rs"),
+                    E.ecm_point("b", F.col("ik"), 1000, N - 1).alias("cb"),
+                    E.ecm_point("b", F.col("ik"), F.col("r"), F.col("now")).alias("rb"),
+                    E.ecm_point("b", F.array("ik", F.lit(1)), 1000).alias("ca"),
+                    E.ecm_point("b", F.array("ik", F.lit(1)), F.col("r")).alias("ra")).orderBy("i").collect()
+    assert all(r.cs == r.rs and r.cb == r.rb and r.ca == r.ra for r in got)
+    assert sum(r.cs for r in got) > 0 and sum(r.cb for r in got) > 0

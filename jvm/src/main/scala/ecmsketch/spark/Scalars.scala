@@ -188,27 +188,44 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
 
   // Entry points of the generated code (and of eval): the sketch's bytes, the key, and the range and
   // now values (ignored when both are constant). A NULL sketch or key never reaches them.
+  // With constant range and now, one PointMemo per sketch object serves every row.
+  @transient private var memoFor: EcmSketch = null
+  @transient private var memo: PointMemo = null
+
+  private def constMemo(s: EcmSketch): PointMemo = {
+    if (memoFor ne s) {
+      val (r, n) = rangeNowOf(s, null, null)
+      memo = new PointMemo(s, r, n)
+      memoFor = s
+    }
+    memo
+  }
+
   def pointLong(b: Array[Byte], key: Long, rv: Any, nv: Any): Double =
     try {
-      val s = sketchOf(b); val (r, n) = rangeNowOf(s, rv, nv)
-      s.pointFingerprint(s.fingerprintFor(key), r, n)
+      val s = sketchOf(b)
+      if (constRangeNow) { val m = constMemo(s); m(s.fingerprintFor(key)) }
+      else { val (r, n) = rangeNowOf(s, rv, nv); s.pointFingerprint(s.fingerprintFor(key), r, n) }
     } catch { case e: SketchException => fail(e) }
 
   def pointString(b: Array[Byte], key: UTF8String, rv: Any, nv: Any): Double =
     try {
-      val s = sketchOf(b); val (r, n) = rangeNowOf(s, rv, nv)
-      s.pointFingerprint(s.fingerprintFor(key.toString), r, n)
+      val s = sketchOf(b)
+      if (constRangeNow) { val m = constMemo(s); m(s.fingerprintFor(key.toString)) }
+      else { val (r, n) = rangeNowOf(s, rv, nv); s.pointFingerprint(s.fingerprintFor(key.toString), r, n) }
     } catch { case e: SketchException => fail(e) }
 
   def pointBinary(b: Array[Byte], key: Array[Byte], rv: Any, nv: Any): Double =
     try {
-      val s = sketchOf(b); val (r, n) = rangeNowOf(s, rv, nv)
-      s.pointFingerprint(s.fingerprintFor(key), r, n)
+      val s = sketchOf(b)
+      if (constRangeNow) { val m = constMemo(s); m(s.fingerprintFor(key)) }
+      else { val (r, n) = rangeNowOf(s, rv, nv); s.pointFingerprint(s.fingerprintFor(key), r, n) }
     } catch { case e: SketchException => fail(e) }
 
   def pointArray(b: Array[Byte], keys: ArrayData, rv: Any, nv: Any): ArrayData =
     try {
-      val s = sketchOf(b); val (r, n) = rangeNowOf(s, rv, nv)
+      val s = sketchOf(b)
+      val m = if (constRangeNow) constMemo(s) else { val (r, n) = rangeNowOf(s, rv, nv); new PointMemo(s, r, n) }
       val len = keys.numElements()
       var nulls = false
       var i = 0
@@ -216,7 +233,7 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
       val out = new Array[Double](len)
       i = 0
       while (i < len) {
-        if (!nulls || !keys.isNullAt(i)) out(i) = s.pointFingerprint(printAt(s, keys, i), r, n)
+        if (!nulls || !keys.isNullAt(i)) out(i) = m(printAt(s, keys, i))
         i += 1
       }
       if (!nulls) UnsafeArrayData.fromPrimitiveArray(out)
@@ -296,6 +313,46 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
     (s"${g.code}\nObject $v = ${g.isNull} ? null : (Object) $value;", v)
   }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmPoint = copy(children = c)
+}
+
+/** Point queries of one ECM-sketch over one (range, now): the query's lower bound is resolved
+  * (and checked) once, at the first key, and each Count-Min cell's estimate is computed the first time a key maps to
+  * it and reused after, so a key costs d column hashes and d array reads. The answer is
+  * [[EcmSketch.pointFingerprint]]'s: the minimum over rows of the same cell estimates.
+  */
+private[spark] final class PointMemo(s: EcmSketch, range: java.lang.Long, now: java.lang.Long) {
+  private val d = s.depth
+  private val w = s.width
+  private val known = new Array[Boolean](d * w)
+  private val est = new Array[Double](d * w)
+  // resolved at the first key, as pointFingerprint does (so an empty key array checks nothing)
+  private var resolved = false
+  private var empty = false
+  private var lower = 0L
+
+  def apply(fp: Long): Double = {
+    if (!resolved) {
+      val lo = s.lowerBound(range, now)
+      empty = lo == null
+      if (!empty) lower = lo.longValue
+      resolved = true
+    }
+    if (empty) return 0.0
+    var best = Double.PositiveInfinity
+    var j = 0
+    while (j < d) {
+      val idx = j * w + s.column(fp, j)
+      if (!known(idx)) {
+        val c = s.cells(idx)
+        est(idx) = if (c == null) 0.0 else c.estimateFrom(lower)
+        known(idx) = true
+      }
+      val e = est(idx)
+      if (e < best) best = e
+      j += 1
+    }
+    best
+  }
 }
 
 /** `ecm_inner_product(a, b [, range [, now]])`. */
