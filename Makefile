@@ -52,6 +52,7 @@ bench: setup
 	$(SBT) "Test/runMain ecmsketch.bench.CoreBench"
 	$(VPY) bench/spark_bench.py
 	$(VPY) bench/query_bench.py
+	$(VPY) bench/group_bench.py
 
 clean:
 	rm -rf target project/target $(JAR) $(VENV) .pytest_cache

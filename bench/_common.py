@@ -12,11 +12,14 @@ from pyspark.sql import SparkSession  # noqa: E402
 import ecmsketch  # noqa: E402
 
 
-def session(app: str, driver_memory: str) -> SparkSession:
-    """A quiet local[2] SparkSession with the ecmsketch functions registered."""
-    spark = (ecmsketch.configure(SparkSession.builder).master("local[2]").appName(app)
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .config("spark.driver.memory", driver_memory).getOrCreate())
+def session(app: str, driver_memory: str, conf: dict | None = None) -> SparkSession:
+    """A quiet local[2] SparkSession with the ecmsketch functions registered (and any extra `conf`)."""
+    builder = (ecmsketch.configure(SparkSession.builder).master("local[2]").appName(app)
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.driver.memory", driver_memory))
+    for k, v in (conf or {}).items():
+        builder = builder.config(k, v)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
 

@@ -121,3 +121,45 @@ def test_cache_tells_apart_sketches_differing_in_one_byte(spark):
            .select("i", E.sketch_info("sk").window.alias("w"))
            .orderBy("i").collect())
     assert [r.w for r in got] == [1000000 if r.i % 2 else 1000001 for r in got]
+
+
+def test_generated_code_equals_interpreted(spark, sketches):
+    # ecm_point generates code (its operator stays in whole-stage code generation): every key type,
+    # constant and per-row range/now, scalar and array keys, NULLs, give the interpreted path's answers
+    rows = [(i, sketches["s"], sketches["b"], sketches["bin"], None if i == 3 else str(i % 31), i % 43,
+             str(i % 29).encode(), 200 + (i % 7) * 100, N - 1 + (i % 5) * 10) for i in range(40)]
+    df = spark.createDataFrame(rows, "i INT, s BINARY, b BINARY, bin BINARY, k STRING, ik BIGINT, kb BINARY, "
+                                     "rng BIGINT, now BIGINT")
+    df = df.select("i", E.ecm_point("s", F.col("k"), 1000).alias("p_str"), E.ecm_point("b", F.col("ik")).alias("p_long"),
+                   E.ecm_point("b", F.col("ik").cast("int"), 500).alias("p_int"),
+                   E.ecm_point("bin", F.col("kb"), F.col("rng"), F.col("now")).alias("p_bin_rows"),
+                   E.ecm_point("s", F.col("k"), F.col("rng")).alias("p_rng_row"),
+                   E.ecm_point("s", F.array("k", F.lit("5")), 1000).alias("p_arr"),
+                   E.ecm_point("b", F.array("ik", F.lit(7)), F.col("rng"), F.col("now")).alias("p_arr_rows"))
+    plan = df._jdf.queryExecution().executedPlan().toString()
+    assert any(line.lstrip(" :+-").startswith("*(") and "ecm_point" in line for line in plan.splitlines()), plan
+    generated = df.orderBy("i").collect()
+    spark.conf.set("spark.sql.codegen.wholeStage", "false")
+    spark.conf.set("spark.sql.codegen.factoryMode", "NO_CODEGEN")
+    try:
+        interpreted = df.orderBy("i").collect()
+    finally:
+        spark.conf.unset("spark.sql.codegen.wholeStage")
+        spark.conf.unset("spark.sql.codegen.factoryMode")
+    assert generated == interpreted
+    assert generated[3].p_str is None and generated[3].p_arr[0] is None and generated[3].p_arr[1] > 0
+    assert sum(r.p_long for r in generated) > 0 and sum(r.p_bin_rows for r in generated) > 0
+
+
+def test_constant_range_answers_equal_per_row_range(spark, sketches):
+    # a constant range and now take the memoized path (each cell's estimate computed once per sketch),
+    # a per-row range the sketch's own point query: the answers are the same floats
+    rows = [(i, sketches["s"], sketches["b"], str(i % 37), i % 53, 1000, N - 1) for i in range(60)]
+    df = spark.createDataFrame(rows, "i INT, s BINARY, b BINARY, k STRING, ik BIGINT, r BIGINT, now BIGINT")
+    got = df.select("i", E.ecm_point("s", F.col("k"), 1000).alias("cs"), E.ecm_point("s", F.col("k"), F.col("r")).alias("rs"),
+                    E.ecm_point("b", F.col("ik"), 1000, N - 1).alias("cb"),
+                    E.ecm_point("b", F.col("ik"), F.col("r"), F.col("now")).alias("rb"),
+                    E.ecm_point("b", F.array("ik", F.lit(1)), 1000).alias("ca"),
+                    E.ecm_point("b", F.array("ik", F.lit(1)), F.col("r")).alias("ra")).orderBy("i").collect()
+    assert all(r.cs == r.rs and r.cb == r.rb and r.ca == r.ra for r in got)
+    assert sum(r.cs for r in got) > 0 and sum(r.cb for r in got) > 0

@@ -6,7 +6,8 @@ import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, Ge
 import org.apache.spark.sql.catalyst.util.{ArrayData, GenericArrayData}
 import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.array.ByteArrayMethods
-import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
+import org.apache.spark.sql.catalyst.expressions.codegen.{CodeGenerator, CodegenContext, CodegenFallback, ExprCode}
+import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -18,9 +19,10 @@ import ecmsketch.window.{EhKind, EhSketch}
 
 /** Base of the sketch query functions: the first `sketchArgs` children are BINARY sketches, a NULL
   * sketch gives NULL, and the last decoded sketch of each argument is cached (queries usually
-  * probe one sketch with many keys).
+  * probe one sketch with many keys). Subclasses either generate code ([[EcmPoint]]) or mix in
+  * CodegenFallback (which keeps their operator out of whole-stage code generation).
   */
-abstract class SketchScalar extends Expression with CodegenFallback {
+abstract class SketchScalar extends Expression {
   protected def sketchArgs: Int = 1
   override def sql: String = Args.callSql(prettyName, children)
   override def nullable: Boolean = true
@@ -121,13 +123,19 @@ trait RangeNowArgs { self: SketchScalar =>
     Args.checkNowType(children(rangeAt + 1), prettyName)
   }
   // Constant range and now are converted once per sketch object (the conversion depends on its tick unit).
-  @transient private lazy val constRangeNow: Boolean = children(rangeAt).foldable && children(rangeAt + 1).foldable
+  @transient protected lazy val constRangeNow: Boolean = children(rangeAt).foldable && children(rangeAt + 1).foldable
   @transient private var rnFor: WindowSketch = null
   @transient private var rnValue: (java.lang.Long, java.lang.Long) = null
-  protected def rangeNow(s: WindowSketch, input: InternalRow): (java.lang.Long, java.lang.Long) = {
+  protected def rangeNow(s: WindowSketch, input: InternalRow): (java.lang.Long, java.lang.Long) =
+    if (constRangeNow) rangeNowOf(s, null, null)
+    else rangeNowOf(s, children(rangeAt).eval(input), children(rangeAt + 1).eval(input))
+  /** Range and now for sketch `s` from the values `rv` and `nv` (when both are constant, those are
+    * ignored and the constants are converted once per sketch object).
+    */
+  protected def rangeNowOf(s: WindowSketch, rv: Any, nv: Any): (java.lang.Long, java.lang.Long) = {
     if (constRangeNow && (rnFor eq s)) return rnValue
-    val r = Args.range(s, children(rangeAt), children(rangeAt).eval(input), prettyName)
-    val n = Args.now(s, children(rangeAt + 1), children(rangeAt + 1).eval(input), prettyName)
+    val r = Args.range(s, children(rangeAt), if (constRangeNow) children(rangeAt).eval() else rv, prettyName)
+    val n = Args.now(s, children(rangeAt + 1), if (constRangeNow) children(rangeAt + 1).eval() else nv, prettyName)
     if (constRangeNow) { rnValue = (r, n); rnFor = s }
     (r, n)
   }
@@ -162,53 +170,193 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
   }
   @transient private lazy val keyKind: Int = keyKindOf(elemType, "")
 
-  @inline private def print(s: EcmSketch, k: Any): Long = keyKind match {
-    case 0 => s.fingerprintFor(k.asInstanceOf[UTF8String].toString)
-    case 1 => s.fingerprintFor(k.asInstanceOf[Array[Byte]])
-    case _ => s.fingerprintFor(Args.longOf(k))
+  // The sketch of the last bytes seen. A hit must be certain: the same array object, or an array of
+  // the same length whose bytes are all equal (a length or sampled-hash match alone is not enough).
+  @transient private var lastBytes: Array[Byte] = null
+  @transient private var lastSketch: EcmSketch = null
+
+  private def sketchOf(b: Array[Byte]): EcmSketch = {
+    val last = lastBytes
+    if ((last ne b) && (last == null || last.length != b.length || !java.util.Arrays.equals(last, b))) {
+      lastSketch = as(EcmKind, 0, b)
+      lastBytes = b
+    }
+    lastSketch
+  }
+
+  private def fail(e: SketchException): Nothing = DataErrors(prettyName)(throw e)
+
+  // Entry points of the generated code (and of eval): the sketch's bytes, the key, and the range and
+  // now values (ignored when both are constant). A NULL sketch or key never reaches them.
+  // With constant range and now, one PointMemo per sketch object serves every row.
+  @transient private var memoFor: EcmSketch = null
+  @transient private var memo: PointMemo = null
+
+  private def constMemo(s: EcmSketch): PointMemo = {
+    if (memoFor ne s) {
+      val (r, n) = rangeNowOf(s, null, null)
+      memo = new PointMemo(s, r, n)
+      memoFor = s
+    }
+    memo
+  }
+
+  def pointLong(b: Array[Byte], key: Long, rv: Any, nv: Any): Double =
+    try {
+      val s = sketchOf(b)
+      if (constRangeNow) { val m = constMemo(s); m(s.fingerprintFor(key)) }
+      else { val (r, n) = rangeNowOf(s, rv, nv); s.pointFingerprint(s.fingerprintFor(key), r, n) }
+    } catch { case e: SketchException => fail(e) }
+
+  def pointString(b: Array[Byte], key: UTF8String, rv: Any, nv: Any): Double =
+    try {
+      val s = sketchOf(b)
+      if (constRangeNow) { val m = constMemo(s); m(s.fingerprintFor(key.toString)) }
+      else { val (r, n) = rangeNowOf(s, rv, nv); s.pointFingerprint(s.fingerprintFor(key.toString), r, n) }
+    } catch { case e: SketchException => fail(e) }
+
+  def pointBinary(b: Array[Byte], key: Array[Byte], rv: Any, nv: Any): Double =
+    try {
+      val s = sketchOf(b)
+      if (constRangeNow) { val m = constMemo(s); m(s.fingerprintFor(key)) }
+      else { val (r, n) = rangeNowOf(s, rv, nv); s.pointFingerprint(s.fingerprintFor(key), r, n) }
+    } catch { case e: SketchException => fail(e) }
+
+  def pointArray(b: Array[Byte], keys: ArrayData, rv: Any, nv: Any): ArrayData =
+    try {
+      val s = sketchOf(b)
+      val m = if (constRangeNow) constMemo(s) else { val (r, n) = rangeNowOf(s, rv, nv); new PointMemo(s, r, n) }
+      val len = keys.numElements()
+      var nulls = false
+      var i = 0
+      while (i < len && !nulls) { nulls = keys.isNullAt(i); i += 1 }
+      val out = new Array[Double](len)
+      i = 0
+      while (i < len) {
+        if (!nulls || !keys.isNullAt(i)) out(i) = m(printAt(s, keys, i))
+        i += 1
+      }
+      if (!nulls) UnsafeArrayData.fromPrimitiveArray(out)
+      else {
+        val boxed = new Array[Any](len)
+        i = 0
+        while (i < len) { if (!keys.isNullAt(i)) boxed(i) = out(i); i += 1 }
+        new GenericArrayData(boxed)
+      }
+    } catch { case e: SketchException => fail(e) }
+
+  /** Fingerprint of element `i` of a key array, read with its typed accessor (no boxing). */
+  private def printAt(s: EcmSketch, a: ArrayData, i: Int): Long = elemType match {
+    case LongType => s.fingerprintFor(a.getLong(i))
+    case IntegerType => s.fingerprintFor(a.getInt(i).toLong)
+    case _: StringType => s.fingerprintFor(a.getUTF8String(i).toString)
+    case BinaryType => s.fingerprintFor(a.getBinary(i))
+    case ShortType => s.fingerprintFor(a.getShort(i).toLong)
+    case ByteType => s.fingerprintFor(a.getByte(i).toLong)
+    case dt => throw new SketchException(s"ecm_point: unsupported key element type ${dt.sql}")
   }
 
   protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
-    val s = as(EcmKind, 0, sk(0))
     val k = children(1).eval(input)
     if (k == null) return null
-    val (r, n) = rangeNow(s, input)
-    if (!keyArray) return s.pointFingerprint(print(s, k), r, n)
-    val keys = k.asInstanceOf[ArrayData]
-    val len = keys.numElements()
-    var nulls = false
-    var i = 0
-    while (i < len && !nulls) { nulls = keys.isNullAt(i); i += 1 }
-    if (!nulls) {
-      val out = new Array[Double](len)
-      i = 0
-      while (i < len) { out(i) = s.pointFingerprint(print(s, element(keys, i)), r, n); i += 1 }
-      UnsafeArrayData.fromPrimitiveArray(out)
-    } else {
-      val out = new Array[Any](len)
-      i = 0
-      while (i < len) {
-        if (!keys.isNullAt(i)) out(i) = s.pointFingerprint(print(s, element(keys, i)), r, n)
-        i += 1
-      }
-      new GenericArrayData(out)
+    val (rv, nv) = if (constRangeNow) (null, null) else (children(2).eval(input), children(3).eval(input))
+    if (keyArray) pointArray(sk(0), k.asInstanceOf[ArrayData], rv, nv)
+    else keyKind match {
+      case 0 => pointString(sk(0), k.asInstanceOf[UTF8String], rv, nv)
+      case 1 => pointBinary(sk(0), k.asInstanceOf[Array[Byte]], rv, nv)
+      case _ => pointLong(sk(0), Args.longOf(k), rv, nv)
     }
   }
 
-  private def element(a: ArrayData, i: Int): Any = elemType match {
-    case _: StringType => a.getUTF8String(i)
-    case BinaryType => a.getBinary(i)
-    case LongType => a.getLong(i)
-    case IntegerType => a.getInt(i)
-    case ShortType => a.getShort(i)
-    case ByteType => a.getByte(i)
-    case dt => throw new SketchException(s"ecm_point: unsupported key element type ${dt.sql}")
+  /** Generated code calls this expression's typed entry points directly (no per-row InternalRow,
+    * no boxing of the key), so an operator holding ecm_point stays in whole-stage code generation.
+    */
+  override protected def doGenCode(ctx: CodegenContext, ev: ExprCode): ExprCode = {
+    val jt = CodeGenerator.javaType(dataType)
+    if (children(0).dataType == NullType || (!keyArray && keyKind == 3))
+      return ev.copy(code = code"boolean ${ev.isNull} = true; $jt ${ev.value} = ${CodeGenerator.defaultValue(dataType)};")
+    val self = ctx.addReferenceObj("ecmPoint", this, classOf[EcmPoint].getName)
+    val sk = children(0).genCode(ctx)
+    val k = children(1).genCode(ctx)
+    val (rnCode, rArg, nArg) =
+      if (constRangeNow) ("", "null", "null")
+      else {
+        val (rc, ra) = boxedArg(ctx, children(2)); val (nc, na) = boxedArg(ctx, children(3))
+        (rc + "\n" + nc, ra, na)
+      }
+    val method = if (keyArray) "pointArray" else keyKind match {
+      case 0 => "pointString"
+      case 1 => "pointBinary"
+      case _ => "pointLong"
+    }
+    ev.copy(code = code"""
+      |${sk.code}
+      |boolean ${ev.isNull} = true;
+      |$jt ${ev.value} = ${CodeGenerator.defaultValue(dataType)};
+      |if (!${sk.isNull}) {
+      |  ${k.code}
+      |  if (!${k.isNull}) {
+      |    $rnCode
+      |    ${ev.isNull} = false;
+      |    ${ev.value} = $self.$method(${sk.value}, ${k.value}, $rArg, $nArg);
+      |  }
+      |}""".stripMargin)
+  }
+
+  /** Code evaluating `e` into an Object (null for NULL, a boxed value for a primitive) and its name. */
+  private def boxedArg(ctx: CodegenContext, e: Expression): (String, String) = {
+    val g = e.genCode(ctx)
+    val v = ctx.freshName("arg")
+    val value =
+      if (CodeGenerator.isPrimitiveType(e.dataType)) s"${CodeGenerator.boxedType(e.dataType)}.valueOf(${g.value})"
+      else s"${g.value}"
+    (s"${g.code}\nObject $v = ${g.isNull} ? null : (Object) $value;", v)
   }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmPoint = copy(children = c)
 }
 
+/** Point queries of one ECM-sketch over one (range, now): the query's lower bound is resolved
+  * (and checked) once, at the first key, and each Count-Min cell's estimate is computed the first time a key maps to
+  * it and reused after, so a key costs d column hashes and d array reads. The answer is
+  * [[EcmSketch.pointFingerprint]]'s: the minimum over rows of the same cell estimates.
+  */
+private[spark] final class PointMemo(s: EcmSketch, range: java.lang.Long, now: java.lang.Long) {
+  private val d = s.depth
+  private val w = s.width
+  private val known = new Array[Boolean](d * w)
+  private val est = new Array[Double](d * w)
+  // resolved at the first key, as pointFingerprint does (so an empty key array checks nothing)
+  private var resolved = false
+  private var empty = false
+  private var lower = 0L
+
+  def apply(fp: Long): Double = {
+    if (!resolved) {
+      val lo = s.lowerBound(range, now)
+      empty = lo == null
+      if (!empty) lower = lo.longValue
+      resolved = true
+    }
+    if (empty) return 0.0
+    var best = Double.PositiveInfinity
+    var j = 0
+    while (j < d) {
+      val idx = j * w + s.column(fp, j)
+      if (!known(idx)) {
+        val c = s.cells(idx)
+        est(idx) = if (c == null) 0.0 else c.estimateFrom(lower)
+        known(idx) = true
+      }
+      val e = est(idx)
+      if (e < best) best = e
+      j += 1
+    }
+    best
+  }
+}
+
 /** `ecm_inner_product(a, b [, range [, now]])`. */
-case class EcmInnerProduct(children: Seq[Expression]) extends SketchScalar with RangeNowArgs {
+case class EcmInnerProduct(children: Seq[Expression]) extends SketchScalar with RangeNowArgs with CodegenFallback {
   override def prettyName: String = "ecm_inner_product"
   override protected def sketchArgs = 2
   protected def rangeAt = 2
@@ -223,7 +371,7 @@ case class EcmInnerProduct(children: Seq[Expression]) extends SketchScalar with 
 }
 
 /** A query of one sketch over `(now - range, now]`: `f(sketch [, range [, now]])` returning DOUBLE. */
-abstract class RangeQuery[S <: WindowSketch] extends SketchScalar with RangeNowArgs {
+abstract class RangeQuery[S <: WindowSketch] extends SketchScalar with RangeNowArgs with CodegenFallback {
   protected def rangeAt = 1
   override def dataType: DataType = DoubleType
   override protected def checkArgs(): Unit = checkRangeNow()
@@ -275,7 +423,7 @@ case class DistinctCount(children: Seq[Expression]) extends RangeQuery[DistinctS
 }
 
 /** `sketch_info(sketch)`: a STRUCT describing any sketch of this library. */
-case class SketchInfo(children: Seq[Expression]) extends SketchScalar {
+case class SketchInfo(children: Seq[Expression]) extends SketchScalar with CodegenFallback {
   override def prettyName: String = "sketch_info"
   override def dataType: DataType = SketchInfo.schema
   // The description of the last sketch object (decode's cache returns the same object for the same bytes).
