@@ -313,7 +313,9 @@ object SketchInfo {
     StructField("error_bound", DoubleType), StructField("point_error_bound", DoubleType),
     StructField("inner_product_error_bound", DoubleType), StructField("total_error_bound", DoubleType),
     StructField("first_ts", LongType), StructField("last_ts", LongType), StructField("total_weight", LongType),
-    StructField("size_bytes", IntegerType)))
+    StructField("size_bytes", IntegerType),
+    StructField("universe_bits", IntegerType), StructField("range_error_bound", DoubleType),
+    StructField("quantile_rank_error_bound", DoubleType), StructField("heavy_hitter_error_bound", DoubleType)))
 
   def describe(s: WindowSketch, sizeBytes: Int): Map[String, Any] = SketchDescription.describe(s, sizeBytes)
   assert(schema.fieldNames.toSeq == SketchDescription.fields)

@@ -342,6 +342,17 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
   def nonEmptyCells: Int = levels.map(_.nonEmptyCells).sum
 
   private[dyadic] def restoreLevelsState(): Unit = copyStateFrom(base)
+
+  // the levels share the sketch's clock and totals (their cells are encoded relative to it)
+  override def restoreState(mergeDepth: Int, firstTs: Long, lastTs: Long, count: Long, hasRows: Boolean): Unit = {
+    super.restoreState(mergeDepth, firstTs, lastTs, count, hasRows)
+    levels.foreach(_.restoreState(mergeDepth, firstTs, lastTs, count, hasRows))
+  }
+
+  override def withDroppedRows(weight: Long, minTs: Long): Unit = {
+    super.withDroppedRows(weight, minTs)
+    levels.foreach(_.withDroppedRows(weight, minTs))
+  }
 }
 
 object DyadicSketch {
@@ -394,13 +405,27 @@ object DyadicSketch {
     at(lo)
   }
 
+  private val planCache = new java.util.concurrent.ConcurrentHashMap[(Double, Double, Int, Int, Int), EcmPlan]()
+
+  /** [[plan]], cached (decoding a sketch re-derives its plan to check the header against it). */
+  def cachedPlan(epsilon: Double, delta: Double, mergeLevels: Int, cellKind: Int, universeBits: Int): EcmPlan = {
+    val k = (epsilon, delta, mergeLevels, cellKind, universeBits)
+    val hit = planCache.get(k)
+    if (hit != null) hit
+    else {
+      val p = plan(epsilon, delta, mergeLevels, cellKind, universeBits)
+      if (planCache.size < 1024) planCache.put(k, p)
+      p
+    }
+  }
+
   /** The smallest inner epsilon (the planner's minimum). */
   final val MinInnerEpsilon = 0.001
 
   def create(spec: WindowSpec, epsilon: Double, delta: Double, mergeLevels: Int = 1,
              cellKind: Int = ecmsketch.core.CellFamily.ExpHistogramId, universeBits: Int = DefaultUniverseBits,
              seed: Long = EcmSketch.DefaultSeed, maxArrivals: Long = CellParams.Unbounded): DyadicSketch = {
-    val p = plan(epsilon, delta, mergeLevels, cellKind, universeBits)
+    val p = cachedPlan(epsilon, delta, mergeLevels, cellKind, universeBits)
     new DyadicSketch(universeBits, epsilon, delta, Array.fill(universeBits + 1)(EcmSketch.create(spec, p, seed, maxArrivals)))
   }
 
