@@ -13,6 +13,7 @@ import org.apache.spark.unsafe.types.UTF8String
 import ecmsketch.core.{Codec, Registry, SketchDescription, SketchException, SketchKind, WindowSketch}
 import ecmsketch.dwave.{DwKind, DwSketch}
 import ecmsketch.ecm.{EcmKind, EcmSketch}
+import ecmsketch.ecm.dyadic.DyadicSketch
 import ecmsketch.rwave.{DistinctKind, DistinctSketch}
 import ecmsketch.window.{EhKind, EhSketch}
 
@@ -169,6 +170,7 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
   }
 
   protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
+    if (decode(0, sk(0)).isInstanceOf[DyadicSketch]) return dyadicPoint(decode(0, sk(0)), input)
     val s = as(EcmKind, 0, sk(0))
     val k = children(1).eval(input)
     if (k == null) return null
@@ -192,6 +194,20 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
         i += 1
       }
       new GenericArrayData(out)
+    }
+  }
+
+  /** A dyadic sketch (ecm.dyadic): the point query of its level 0 (integer query keys; on a sketch of double keys, as doubles). */
+  private def dyadicPoint(s: WindowSketch, input: InternalRow): Any = {
+    val k = children(1).eval(input)
+    if (k == null) return null
+    val (r, n) = rangeNow(s, input)
+    if (!keyArray) DyadicPoint.point(s, k, elemType, r, n).get
+    else {
+      val keys = k.asInstanceOf[ArrayData]
+      new GenericArrayData(Array.tabulate[Any](keys.numElements()) { i =>
+        if (keys.isNullAt(i)) null else DyadicPoint.point(s, element(keys, i), elemType, r, n).get
+      })
     }
   }
 
@@ -243,10 +259,17 @@ case class EcmSelfJoin(children: Seq[Expression]) extends RangeQuery[EcmSketch] 
 }
 
 /** `ecm_total(sketch [, range [, now]])`: the total weight ||a_r||_1. */
-case class EcmTotal(children: Seq[Expression]) extends RangeQuery[EcmSketch] {
+case class EcmTotal(children: Seq[Expression]) extends RangeQuery[WindowSketch] {
   override def prettyName: String = "ecm_total"
-  protected def sketch(b: Array[Byte]): EcmSketch = as(EcmKind, 0, b)
-  protected def query(s: EcmSketch, r: java.lang.Long, n: java.lang.Long): Double = s.total(r, n)
+  protected def sketch(b: Array[Byte]): WindowSketch = decode(0, b) match {
+    case d: DyadicSketch => d
+    case _ => as(EcmKind, 0, b)
+  }
+  protected def query(s: WindowSketch, r: java.lang.Long, n: java.lang.Long): Double = s match {
+    case d: DyadicSketch => d.total(r, n)
+    case e: EcmSketch => e.total(r, n)
+    case other => throw new SketchException(s"ecm_total: expected ${EcmKind.describe}, got ${Registry.describe(other)}")
+  }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmTotal = copy(children = c)
 }
 

@@ -82,17 +82,32 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
     val u = longIndex(key, universeBits)
     checkAdd(ts, v)
     setDomain(KeyType.Long)
-    addIndex(u, ts, v)
+    addChecked(u, ts, v)
   }
 
   def add(key: Double, ts: Long, v: Long): Unit = {
     val u = doubleIndex(key, universeBits)
     checkAdd(ts, v)
     setDomain(DoubleKeys)
-    addIndex(u, ts, v)
+    addChecked(u, ts, v)
   }
 
-  private def addIndex(u: Long, ts: Long, v: Long): Unit = {
+  /** Records the key domain (KeyType.Long or [[DyadicSketch.DoubleKeys]]) before any row; a different one is refused. */
+  def setKeyDomain(d: Int): Unit = {
+    SketchException.require(d == KeyType.Long || d == DoubleKeys, s"unknown key domain $d")
+    setDomain(d)
+  }
+
+  /** Adds a row by its universe index (from [[indexOf]] or [[DyadicSketch.longIndex]] / [[DyadicSketch.doubleIndex]]). */
+  def addIndex(u: Long, ts: Long, v: Long): Unit = {
+    if (universeBits < 64 && (u >>> universeBits) != 0L)
+      throw new SketchException(s"universe index ${java.lang.Long.toUnsignedString(u)} is outside [0, 2^$universeBits)")
+    checkAdd(ts, v)
+    addChecked(u, ts, v)
+  }
+
+
+  private def addChecked(u: Long, ts: Long, v: Long): Unit = {
     var i = 0
     while (i <= universeBits) { levels(i).add(prefix(u, i), ts, v); i += 1 }
     noteAdd(ts, v)
