@@ -12,7 +12,7 @@ object DyadicBench {
   def main(args: Array[String]): Unit = {
     val n = if (args.length > 0) args(0).toInt else 200000
     val reps = if (args.length > 1) args(1).toInt else 5
-    val keys = CoreBench.zipfKeys(n, 100000, 1.1, 1L).map(_ - 50000L)
+    val keys = CoreBench.zipfKeys(n, 60000, 1.1, 1L).map(_ - 30000L) // fits universe_bits 16
     val ts = CoreBench.timestamps(n, 2L)
     val spec = WindowSpec(countWindow = false, tsMicros = false, window = 1000000L)
     val eps = 0.05; val delta = 0.01
