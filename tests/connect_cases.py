@@ -207,6 +207,24 @@ def ecm_point_many_keys(spark, E):
                     E.ecm_point("s", SF.expr("CAST(array() AS ARRAY<STRING>)"), 1000).alias("p_empty")))
 
 
+def dyadic_queries(spark, E):
+    """Dyadic sketches (integer and double keys), merged across sites, and all their queries."""
+    df = base(spark).selectExpr("*", "cast(ik AS DOUBLE) / 4 AS dk")
+    sites = df.groupBy("site").agg(E.dyadic_agg("ik", "ts", 3000, 0.1, merge_levels=1, universe_bits=16).alias("s"))
+    return (df.agg(E.dyadic_agg("ik", "ts", 3000, 0.1, 0.05, universe_bits=16, value="v").alias("d"),
+                   E.dyadic_agg("dk", "ts", 3000, cell="dwave", seed=3).alias("f"))
+            .crossJoin(sites.agg(E.dyadic_merge("s").alias("m")))
+            .select("d", "f", "m",
+                    E.ecm_heavy_hitters("d", 0.05).alias("hh"), E.ecm_heavy_hitters("m", 100.0, 2000).alias("hh_abs"),
+                    E.ecm_heavy_hitters("f", 0.05, key_type="double").alias("hh_f"),
+                    E.ecm_top_k("m", 3, 1000, N + 10).alias("top"), E.ecm_top_k("f", 2, key_type="double").alias("top_f"),
+                    E.ecm_range_count("d", 10, 20).alias("rc"), E.ecm_range_count("f", 1.0, 2.5, 500).alias("rc_f"),
+                    E.ecm_rank("m", 26).alias("rank"), E.ecm_rank("f", 6.5).alias("rank_f"),
+                    E.ecm_quantile("d", 0.5).alias("q"), E.ecm_quantile("f", [0.1, 0.9], 1000).alias("q_f"),
+                    E.ecm_point("d", 7).alias("p"), E.ecm_point("f", 2).alias("p_f"),
+                    E.ecm_total("m", 1000).alias("t"), E.sketch_info("d").alias("i_d"), E.sketch_info("m").alias("i_m")))
+
+
 VALUE_CASES: List[Tuple[str, Callable]] = [
     ("ecm_queries", ecm_queries),
     ("ecm_point_many_keys", ecm_point_many_keys),
@@ -216,6 +234,7 @@ VALUE_CASES: List[Tuple[str, Callable]] = [
     ("nulls_skipped", nulls_skipped),
     ("null_sketch_queries", null_sketch_queries),
     ("sql_named_arguments", sql_named_arguments),
+    ("dyadic_queries", dyadic_queries),
 ]
 NULLS_EXPECTED = {"null_sketch_queries"}
 
@@ -301,6 +320,28 @@ ERROR_CASES: List[Tuple[str, str, Callable, List[str]]] = [
      ["cannot merge distinct-count sketches with different parameters", "seed"]),
     ("distinct_count_on_dwave", "distinct_count", lambda spark, E: _sk(spark, E).select(E.distinct_count("w")),
      ["distinct_count: expected a distinct-count sketch", "got a deterministic wave"]),
+    ("dyadic_agg_universe", "dyadic_agg",
+     lambda spark, E: base(spark).agg(E.dyadic_agg(SF.col("ik") * 1000, "ts", 1000, universe_bits=8)),
+     ["outside the dyadic sketch's universe", "universe_bits => 8"]),
+    ("dyadic_merge_bits", "dyadic_merge",
+     lambda spark, E: _union_merge(spark, E, lambda E, i: E.dyadic_agg("ik", "ts", 1000, universe_bits=8 + i),
+                                   lambda E: E.dyadic_merge),
+     ["cannot merge dyadic ECM-sketches with different parameters", "universe_bits"]),
+    ("ecm_heavy_hitters_phi", "ecm_heavy_hitters",
+     lambda spark, E: base(spark).agg(E.dyadic_agg("ik", "ts", 1000).alias("d")).select(E.ecm_heavy_hitters("d", -0.5)),
+     ["phi must be in (0, 1)"]),
+    ("ecm_top_k_key_type", "ecm_top_k",
+     lambda spark, E: base(spark).agg(E.dyadic_agg("ik", "ts", 1000).alias("d")).select(E.ecm_top_k("d", 3, key_type="double")),
+     ["this sketch holds bigint keys", "key_type => 'bigint'"]),
+    ("ecm_range_count_on_ecm", "ecm_range_count",
+     lambda spark, E: _sk(spark, E).select(E.ecm_range_count("s", 1, 5)),
+     ["ecm_range_count: expected a dyadic ECM-sketch"]),
+    ("ecm_rank_type", "ecm_rank",
+     lambda spark, E: base(spark).agg(E.dyadic_agg("ik", "ts", 1000).alias("d")).select(E.ecm_rank("d", "x")),
+     ["ecm_rank: x must be a number"]),
+    ("ecm_quantile_q", "ecm_quantile",
+     lambda spark, E: base(spark).agg(E.dyadic_agg("ik", "ts", 1000).alias("d")).select(E.ecm_quantile("d", 1.5)),
+     ["quantile q must be in [0, 1]"]),
 ]
 
 

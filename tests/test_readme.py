@@ -58,6 +58,24 @@ def test_readme_many_keys_sql_runs(spark):
     assert abs(p0 - 1000 / 7) <= 0.05 * 1000 + 1 and abs(p3 - 1000 / 7) <= 0.05 * 1000 + 1 and p9 <= 0.05 * 1000
 
 
+def test_readme_dyadic_sql_runs(spark):
+    sql = _blocks("sql")[3]
+    (row,) = _run_sql(spark, sql)
+    # the last 10 minutes hold 6000 requests: page 7 is a third of them, page 42 about 13%
+    assert row.top_pages[0].key == 7 and row.top_pages[1].key == 42
+    assert 7 in [h.key for h in row.heavy_pages]
+    last = spark.sql("SELECT max(ts) FROM requests").first()[0]
+    lat = [r[0] for r in spark.sql(f"""SELECT latency_ms FROM requests
+                                      WHERE ts > timestamp'{last}' - INTERVAL '5 minutes'""").collect()]
+    n = len(lat)
+    assert n == 3000
+    for q, v in zip((0.5, 0.99), row.p50_p99):
+        below, at_most = sum(x < v for x in lat), sum(x <= v for x in lat)
+        assert below <= (q + row.rank_bound) * n and at_most >= (q - row.rank_bound) * n
+    slow = sum(200.0 <= x <= 1000.0 for x in lat)
+    assert abs(row.slow_requests - slow) <= 0.2 * n
+
+
 def test_readme_wave_python_runs():
     _, code = _blocks("python")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)

@@ -12,7 +12,9 @@ every key (or distinct-count value), single or in a batch, goes through ``_conve
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, Optional, Union
+from typing import Any, Dict, Iterable, List, Optional, Union
+
+import numpy as np
 
 from . import SketchError
 from . import _jvm
@@ -20,7 +22,7 @@ from ._convert import (arrivals, as_int, call, decode, jlong, jvm_array, jvm_key
                        micros_and_type, py_value, sorted_batch)
 from ._units import RangeLike, TimeLike, range_ticks, time_ticks, window_ticks
 
-__all__ = ["EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch", "DEFAULT_SEED"]
+__all__ = ["EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch", "DyadicSketch", "DEFAULT_SEED"]
 
 #: The default hash seed, the same as SQL's ``ecm_agg``.
 DEFAULT_SEED = 0x5EED5EED
@@ -302,3 +304,142 @@ class DistinctSketch(_Sketch):
         i = self.info()
         return (f"DistinctSketch(window={i['window']}, epsilon={i['epsilon']}, delta={i['delta']}, "
                 f"instances={i['wave_instances']}, total_weight={i['total_weight']})")
+
+
+class DyadicSketch(_Sketch):
+    """A dyadic ECM-sketch over integer or float keys (docs/DESIGN.md, "Dyadic ECM-sketch"): heavy
+    hitters, top-k, range counts, ranks and quantiles over any range within the window, mergeable
+    order-preservingly across sites. The key type (int or float) is fixed by the first key added."""
+
+    def __init__(self, jobj: Any):
+        self._j = jobj
+
+    @classmethod
+    def create(cls, epsilon: float = 0.05, delta: float = 0.01, window: Optional[RangeLike] = None, *,
+               universe_bits: int = 32, window_type: str = "time", timestamps: str = "ticks",
+               merge_levels: int = 0, seed: int = DEFAULT_SEED, cell: str = "eh") -> "DyadicSketch":
+        """A new empty sketch, planned as ``dyadic_agg`` plans (one merge level plus ``merge_levels``).
+
+        :param epsilon: the heavy-hitter gap of ECM Theorem 5.
+        :param universe_bits: integer keys must lie in [-2^(bits-1), 2^(bits-1)) (64: any int64).
+        :param cell: ``'eh'`` (default) or ``'dwave'``.
+        """
+        micros = micros_and_type(timestamps, window_type)
+        w = window_ticks(window, micros)
+        if not isinstance(cell, str):
+            raise SketchError(f"cell must be 'eh' or 'dwave', got {cell!r}")
+        j = call(_jvm.api().dyadicCreate, window_type == "count", micros, w, float(epsilon), float(delta),
+                 levels(merge_levels), int(seed), cell, as_int(universe_bits, "universe_bits"))
+        return cls(j)
+
+    @classmethod
+    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "DyadicSketch":
+        """Decodes (and validates) a serialized dyadic sketch, e.g. a value of a ``dyadic_agg`` column."""
+        return cls(decode("dyadic", data))
+
+    @property
+    def _doubles(self) -> bool:
+        return int(self._j.keyDomain()) == 4
+
+    def _rn(self, range: Optional[RangeLike], now: Optional[TimeLike]):
+        return jlong(range_ticks(range, self._micros)), jlong(time_ticks(now, self._micros))
+
+    @staticmethod
+    def _is_float(x: Any) -> bool:
+        return isinstance(x, (float, np.floating))
+
+    def _key_batch(self, keys: Any):
+        arr = np.asarray(keys) if not isinstance(keys, np.ndarray) else keys
+        if arr.dtype.kind == "f":
+            return "Doubles", arr.astype(np.float64)
+        if arr.dtype.kind == "O" and len(arr) and all(self._is_float(x) for x in arr):
+            return "Doubles", arr.astype(np.float64)
+        ks = jvm_keys(keys, "keys")
+        if ks.kind != "Longs":
+            raise SketchError("dyadic sketch keys must be integers or floats (string and binary keys are not supported yet)")
+        return "Longs", ks
+
+    def add(self, key: Union[int, float], ts: TimeLike, value: int = 1) -> None:
+        """Adds weight ``value`` for ``key`` (int or float) at ``ts`` (non-decreasing across calls)."""
+        if ts is None:
+            raise SketchError("ts must not be None")
+        self.add_many([key], [ts], [as_int(value, "value")])
+
+    def add_many(self, keys: Any, timestamps: Any, values: Any = None) -> None:
+        """Adds a batch (numpy arrays or sequences) in any order; it is sorted by timestamp and must not
+        precede the sketch's last timestamp."""
+        if len(keys) != len(timestamps):
+            raise SketchError(f"keys and timestamps differ in length: {len(keys)} vs {len(timestamps)}")
+        kind, ks = self._key_batch(keys)
+        order, ts, vs = self._sorted_batch(timestamps, values)
+        api = _jvm.api()
+        if kind == "Doubles":
+            import jpype
+            call(api.dyadicAddDoubles, self._j, jpype.JArray(jpype.JDouble)(np.ascontiguousarray(ks[order])), longs(ts),
+                 None if vs is None else longs(vs))
+        else:
+            call(api.dyadicAddLongs, self._j, ks.jvm(order), longs(ts), None if vs is None else longs(vs))
+
+    def _keys_out(self, arr) -> List[Dict[str, Any]]:
+        d = self._doubles
+        return [{"key": float(k.doubleKey()) if d else int(k.key()), "estimate": float(k.estimate()),
+                 "lower": float(k.lower()), "upper": float(k.upper())} for k in arr]
+
+    def heavy_hitters(self, phi: float, range: Optional[RangeLike] = None,
+                      now: Optional[TimeLike] = None) -> List[Dict[str, Any]]:
+        """Keys with weight >= phi times the range's total (phi in (0, 1)) or >= phi (phi >= 1), as
+        dicts (key, estimate, lower, upper) by estimate; every key >= (phi + epsilon) times the total
+        is among them."""
+        return self._keys_out(call(_jvm.api().dyadicHeavyHitters, self._j, float(phi), *self._rn(range, now)))
+
+    def top_k(self, k: int, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> List[Dict[str, Any]]:
+        """The ``k`` keys with the largest estimates, as dicts (key, estimate, lower, upper)."""
+        return self._keys_out(call(_jvm.api().dyadicTopK, self._j, as_int(k, "k"), *self._rn(range, now)))
+
+    def quantile(self, q: Union[float, Iterable[float]], range: Optional[RangeLike] = None,
+                 now: Optional[TimeLike] = None) -> Any:
+        """The q-quantile (int or float, as the keys; None for an empty range); a list of q gives a list."""
+        if not isinstance(q, (int, float, np.floating)):
+            return [self.quantile(x, range, now) for x in q]
+        v = call(_jvm.api().dyadicQuantile, self._j, float(q), *self._rn(range, now))
+        return None if v is None else (float(v) if self._doubles else int(v))
+
+    def range_count(self, lo: Union[int, float], hi: Union[int, float], range: Optional[RangeLike] = None,
+                    now: Optional[TimeLike] = None) -> float:
+        """Estimated weight of the keys in [lo, hi] (inclusive)."""
+        api = _jvm.api()
+        if self._doubles:
+            r = call(api.dyadicRangeDoubles, self._j, float(lo), float(hi), *self._rn(range, now))
+        else:
+            r = call(api.dyadicRangeLongs, self._j, as_int(lo, "lo"), as_int(hi, "hi"), *self._rn(range, now))
+        return float(r[0])
+
+    def rank(self, x: Union[int, float], range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
+        """Estimated weight of the keys <= x."""
+        api = _jvm.api()
+        if self._doubles:
+            r = call(api.dyadicRankDouble, self._j, float(x), *self._rn(range, now))
+        else:
+            r = call(api.dyadicRankLong, self._j, as_int(x, "x"), *self._rn(range, now))
+        return float(r[0])
+
+    def point(self, key: Union[int, float], range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
+        """Estimated weight of ``key`` (of its bucket, for float keys)."""
+        api = _jvm.api()
+        if self._doubles:
+            return float(call(api.dyadicPointDouble, self._j, float(key), *self._rn(range, now)))
+        return float(call(api.dyadicPointLong, self._j, as_int(key, "key"), *self._rn(range, now)))
+
+    def total(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
+        """Estimated total weight over the range (deterministic bound ``info()['total_error_bound']``)."""
+        return float(call(self._j.total, *self._rn(range, now)))
+
+    @staticmethod
+    def merge(sketches: Iterable[Union["DyadicSketch", bytes, bytearray]]) -> "DyadicSketch":
+        """Order-preserving n-way merge (one merge level) of dyadic sketches or their bytes."""
+        return _merge_all(DyadicSketch, "dyadic", sketches, "sketch")
+
+    def __repr__(self) -> str:
+        i = self.info()
+        return (f"DyadicSketch(universe_bits={i['universe_bits']}, key_type={i['key_type']}, window={i['window']}, "
+                f"epsilon={i['epsilon']}, merge_depth={i['merge_depth']}, total_weight={i['total_weight']})")

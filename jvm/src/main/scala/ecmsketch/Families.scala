@@ -3,6 +3,7 @@ package ecmsketch
 import ecmsketch.core.{CellKind, Registration, SketchKind, WindowSketch}
 import ecmsketch.dwave.{DwCellKind, DwKind}
 import ecmsketch.ecm.EcmKind
+import ecmsketch.ecm.dyadic.DyadicKind
 import ecmsketch.rwave.{DistinctKind, RwCellKind}
 import ecmsketch.window.{EhCellKind, EhKind}
 
@@ -11,7 +12,7 @@ import ecmsketch.window.{EhCellKind, EhKind}
   * descriptors here (docs/DESIGN.md, "Layout").
   */
 object Families extends Registration {
-  val sketchKinds: Seq[SketchKind[_ <: WindowSketch]] = Seq(EhKind, EcmKind, DwKind, DistinctKind)
+  val sketchKinds: Seq[SketchKind[_ <: WindowSketch]] = Seq(EhKind, EcmKind, DwKind, DistinctKind, DyadicKind)
   /** In the order the `cell` option lists them in messages. */
   val cellKinds: Seq[CellKind] = Seq(EhCellKind, DwCellKind, RwCellKind)
 }

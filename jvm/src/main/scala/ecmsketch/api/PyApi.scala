@@ -3,6 +3,7 @@ package ecmsketch.api
 import ecmsketch.core.{CellParams, Codec, CounterSketch, KeyedSketch, Registry, SketchDescription, SketchException,
   SketchKind, WindowSketch, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
+import ecmsketch.ecm.dyadic.{DyadicSketch, KeyEstimate}
 import ecmsketch.dwave.DwSketch
 import ecmsketch.rwave.DistinctSketch
 import ecmsketch.window.EhSketch
@@ -86,4 +87,56 @@ object PyApi {
     val m = SketchDescription.describe(s, encode(s).length)
     SketchDescription.fields.map(f => m(f).asInstanceOf[AnyRef]).toArray
   }
+
+  // ------------------------------------------------------------------ dyadic ECM-sketches (Python's DyadicSketch)
+
+  def dyadicCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, delta: Double,
+                   mergeLevels: Int, seed: Long, cell: String, universeBits: Int): DyadicSketch =
+    DyadicSketch.create(spec(countWindow, tsMicros, window), epsilon, delta, mergeLevels, Planner.cellKind(cell),
+      universeBits, seed)
+
+  /** Integer keys (sorted by timestamp; vs = null means weight 1). */
+  def dyadicAddLongs(s: DyadicSketch, keys: Array[Long], ts: Array[Long], vs: Array[Long]): Unit = {
+    checkBatch(keys.length, ts, vs)
+    var i = 0
+    while (i < keys.length) { s.add(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+  }
+
+  /** Double keys (sorted by timestamp; vs = null means weight 1). */
+  def dyadicAddDoubles(s: DyadicSketch, keys: Array[Double], ts: Array[Long], vs: Array[Long]): Unit = {
+    checkBatch(keys.length, ts, vs)
+    var i = 0
+    while (i < keys.length) { s.add(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+  }
+
+  def dyadicHeavyHitters(s: DyadicSketch, phi: Double, range: java.lang.Long, now: java.lang.Long): Array[KeyEstimate] =
+    s.heavyHitters(phi, range, now).toArray
+
+  def dyadicTopK(s: DyadicSketch, k: Int, range: java.lang.Long, now: java.lang.Long): Array[KeyEstimate] =
+    s.topK(k, range, now).toArray
+
+  /** The q-quantile as a boxed Long (integer keys) or Double (double keys); null for an empty range. */
+  def dyadicQuantile(s: DyadicSketch, q: Double, range: java.lang.Long, now: java.lang.Long): Object =
+    if (s.keyDomain == DyadicSketch.DoubleKeys) s.quantileDouble(q, range, now).map(Double.box).orNull
+    else s.quantile(q, range, now).map(Long.box).orNull
+
+  /** [estimate, lower, upper] of the weight of keys in [lo, hi] (integer keys). */
+  def dyadicRangeLongs(s: DyadicSketch, lo: Long, hi: Long, range: java.lang.Long, now: java.lang.Long): Array[Double] = {
+    val e = s.rangeCount(lo, hi, range, now); Array(e.estimate, e.lower, e.upper)
+  }
+
+  def dyadicRangeDoubles(s: DyadicSketch, lo: Double, hi: Double, range: java.lang.Long, now: java.lang.Long): Array[Double] = {
+    val e = s.rangeCount(lo, hi, range, now); Array(e.estimate, e.lower, e.upper)
+  }
+
+  def dyadicRankLong(s: DyadicSketch, x: Long, range: java.lang.Long, now: java.lang.Long): Array[Double] = {
+    val e = s.rank(x, range, now); Array(e.estimate, e.lower, e.upper)
+  }
+
+  def dyadicRankDouble(s: DyadicSketch, x: Double, range: java.lang.Long, now: java.lang.Long): Array[Double] = {
+    val e = s.rank(x, range, now); Array(e.estimate, e.lower, e.upper)
+  }
+
+  def dyadicPointLong(s: DyadicSketch, x: Long, range: java.lang.Long, now: java.lang.Long): Double = s.point(x, range, now)
+  def dyadicPointDouble(s: DyadicSketch, x: Double, range: java.lang.Long, now: java.lang.Long): Double = s.point(x, range, now)
 }

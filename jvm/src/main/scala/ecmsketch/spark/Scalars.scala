@@ -14,6 +14,7 @@ import org.apache.spark.unsafe.types.UTF8String
 import ecmsketch.core.{Codec, Registry, SketchDescription, SketchException, SketchKind, WindowSketch}
 import ecmsketch.dwave.{DwKind, DwSketch}
 import ecmsketch.ecm.{EcmKind, EcmSketch}
+import ecmsketch.ecm.dyadic.DyadicSketch
 import ecmsketch.rwave.{DistinctKind, DistinctSketch}
 import ecmsketch.window.{EhKind, EhSketch}
 
@@ -173,12 +174,16 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
   // The sketch of the last bytes seen. A hit must be certain: the same array object, or an array of
   // the same length whose bytes are all equal (a length or sampled-hash match alone is not enough).
   @transient private var lastBytes: Array[Byte] = null
-  @transient private var lastSketch: EcmSketch = null
+  @transient private var lastSketch: WindowSketch = null
 
-  private def sketchOf(b: Array[Byte]): EcmSketch = {
+  /** The ECM-sketch (or dyadic sketch, see [[dyadicPoint]]) of bytes `b`. */
+  private def sketchOf(b: Array[Byte]): WindowSketch = {
     val last = lastBytes
     if ((last ne b) && (last == null || last.length != b.length || !java.util.Arrays.equals(last, b))) {
-      lastSketch = as(EcmKind, 0, b)
+      lastSketch = decode(0, b) match {
+        case d: DyadicSketch => d
+        case _ => as(EcmKind, 0, b)
+      }
       lastBytes = b
     }
     lastSketch
@@ -203,28 +208,40 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
 
   def pointLong(b: Array[Byte], key: Long, rv: Any, nv: Any): Double =
     try {
-      val s = sketchOf(b)
-      if (constRangeNow) { val m = constMemo(s); m(s.fingerprintFor(key)) }
-      else { val (r, n) = rangeNowOf(s, rv, nv); s.pointFingerprint(s.fingerprintFor(key), r, n) }
+      sketchOf(b) match {
+        case s: EcmSketch =>
+          if (constRangeNow) { val m = constMemo(s); m(s.fingerprintFor(key)) }
+          else { val (r, n) = rangeNowOf(s, rv, nv); s.pointFingerprint(s.fingerprintFor(key), r, n) }
+        case d => dyadicOne(d, key, rv, nv)
+      }
     } catch { case e: SketchException => fail(e) }
 
   def pointString(b: Array[Byte], key: UTF8String, rv: Any, nv: Any): Double =
     try {
-      val s = sketchOf(b)
-      if (constRangeNow) { val m = constMemo(s); m(s.fingerprintFor(key.toString)) }
-      else { val (r, n) = rangeNowOf(s, rv, nv); s.pointFingerprint(s.fingerprintFor(key.toString), r, n) }
+      sketchOf(b) match {
+        case s: EcmSketch =>
+          if (constRangeNow) { val m = constMemo(s); m(s.fingerprintFor(key.toString)) }
+          else { val (r, n) = rangeNowOf(s, rv, nv); s.pointFingerprint(s.fingerprintFor(key.toString), r, n) }
+        case d => dyadicOne(d, key, rv, nv)
+      }
     } catch { case e: SketchException => fail(e) }
 
   def pointBinary(b: Array[Byte], key: Array[Byte], rv: Any, nv: Any): Double =
     try {
-      val s = sketchOf(b)
-      if (constRangeNow) { val m = constMemo(s); m(s.fingerprintFor(key)) }
-      else { val (r, n) = rangeNowOf(s, rv, nv); s.pointFingerprint(s.fingerprintFor(key), r, n) }
+      sketchOf(b) match {
+        case s: EcmSketch =>
+          if (constRangeNow) { val m = constMemo(s); m(s.fingerprintFor(key)) }
+          else { val (r, n) = rangeNowOf(s, rv, nv); s.pointFingerprint(s.fingerprintFor(key), r, n) }
+        case d => dyadicOne(d, key, rv, nv)
+      }
     } catch { case e: SketchException => fail(e) }
 
   def pointArray(b: Array[Byte], keys: ArrayData, rv: Any, nv: Any): ArrayData =
     try {
-      val s = sketchOf(b)
+      val s = sketchOf(b) match {
+        case e: EcmSketch => e
+        case d => return dyadicMany(d, keys, rv, nv)
+      }
       val m = if (constRangeNow) constMemo(s) else { val (r, n) = rangeNowOf(s, rv, nv); new PointMemo(s, r, n) }
       val len = keys.numElements()
       var nulls = false
@@ -312,6 +329,30 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
       else s"${g.value}"
     (s"${g.code}\nObject $v = ${g.isNull} ? null : (Object) $value;", v)
   }
+
+  // A dyadic sketch (ecm.dyadic): the point query of its level 0 (integer query keys; on a sketch
+  // of double keys, as doubles). The typed entry points above route dyadic sketches here.
+  private def dyadicOne(s: WindowSketch, key: Any, rv: Any, nv: Any): Double = {
+    val (r, n) = rangeNowOf(s, rv, nv)
+    DyadicPoint.point(s, key, elemType, r, n).get
+  }
+
+  private def dyadicMany(s: WindowSketch, keys: ArrayData, rv: Any, nv: Any): ArrayData = {
+    val (r, n) = rangeNowOf(s, rv, nv)
+    new GenericArrayData(Array.tabulate[Any](keys.numElements()) { i =>
+      if (keys.isNullAt(i)) null else DyadicPoint.point(s, element(keys, i), elemType, r, n).get
+    })
+  }
+
+  private def element(a: ArrayData, i: Int): Any = elemType match {
+    case _: StringType => a.getUTF8String(i)
+    case BinaryType => a.getBinary(i)
+    case LongType => a.getLong(i)
+    case IntegerType => a.getInt(i)
+    case ShortType => a.getShort(i)
+    case ByteType => a.getByte(i)
+    case dt => throw new SketchException(s"ecm_point: unsupported key element type ${dt.sql}")
+  }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmPoint = copy(children = c)
 }
 
@@ -391,10 +432,17 @@ case class EcmSelfJoin(children: Seq[Expression]) extends RangeQuery[EcmSketch] 
 }
 
 /** `ecm_total(sketch [, range [, now]])`: the total weight ||a_r||_1. */
-case class EcmTotal(children: Seq[Expression]) extends RangeQuery[EcmSketch] {
+case class EcmTotal(children: Seq[Expression]) extends RangeQuery[WindowSketch] {
   override def prettyName: String = "ecm_total"
-  protected def sketch(b: Array[Byte]): EcmSketch = as(EcmKind, 0, b)
-  protected def query(s: EcmSketch, r: java.lang.Long, n: java.lang.Long): Double = s.total(r, n)
+  protected def sketch(b: Array[Byte]): WindowSketch = decode(0, b) match {
+    case d: DyadicSketch => d
+    case _ => as(EcmKind, 0, b)
+  }
+  protected def query(s: WindowSketch, r: java.lang.Long, n: java.lang.Long): Double = s match {
+    case d: DyadicSketch => d.total(r, n)
+    case e: EcmSketch => e.total(r, n)
+    case other => throw new SketchException(s"ecm_total: expected ${EcmKind.describe}, got ${Registry.describe(other)}")
+  }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmTotal = copy(children = c)
 }
 
@@ -461,7 +509,9 @@ object SketchInfo {
     StructField("error_bound", DoubleType), StructField("point_error_bound", DoubleType),
     StructField("inner_product_error_bound", DoubleType), StructField("total_error_bound", DoubleType),
     StructField("first_ts", LongType), StructField("last_ts", LongType), StructField("total_weight", LongType),
-    StructField("size_bytes", IntegerType)))
+    StructField("size_bytes", IntegerType),
+    StructField("universe_bits", IntegerType), StructField("range_error_bound", DoubleType),
+    StructField("quantile_rank_error_bound", DoubleType), StructField("heavy_hitter_error_bound", DoubleType)))
 
   def describe(s: WindowSketch, sizeBytes: Int): Map[String, Any] = SketchDescription.describe(s, sizeBytes)
   assert(schema.fieldNames.toSeq == SketchDescription.fields)

@@ -15,6 +15,7 @@ class PackageSuite extends AnyFunSuite {
   import PackageSuite._
 
   private lazy val graph: Map[String, Set[String]] = dependencies(mainSources())
+  private lazy val packages: Set[String] = mainSources().flatMap(src => packageOf(code(src))).toSet
 
   test("the sources are found and every package is in the graph") {
     assert(Set("core", "root", "spark", "api", "format", "ingest", "hash") ++ Families subsetOf graph.keySet, graph.keySet)
@@ -32,6 +33,18 @@ class PackageSuite extends AnyFunSuite {
 
   test("no two packages import each other") {
     assert(mutualPairs(graph).isEmpty, mutualPairs(graph).mkString(", "))
+  }
+
+  test("a family's sub-package (ecm.dyadic) counts as the family; the family does not import its sub-packages") {
+    assert(packages.contains("ecm.dyadic"), packages)
+    assert(family("ecm.dyadic") == "ecm" && family("ecm") == "ecm" && family("spark") == "spark")
+    val bad = parentToChild(mainSources())
+    assert(bad.isEmpty, bad.mkString(", "))
+    assert(parentToChild(Seq("package ecmsketch.ecm\nimport ecmsketch.ecm.dyadic.X\n", "package ecmsketch.ecm.dyadic\nobject X\n")) ==
+      Seq("ecm -> ecm.dyadic"))
+    assert(parentToChild(Seq("package ecmsketch.ecm\nobject Y { val z = dyadic.X }\n", "package ecmsketch.ecm.dyadic\nobject X\n")) ==
+      Seq("ecm -> ecm.dyadic"))
+    assert(dependencies(Seq("package ecmsketch.ecm.dyadic\nimport ecmsketch.window.X\n"))("ecm") == Set("window"))
   }
 
   test("the rules catch what they are meant to catch") {
@@ -85,6 +98,25 @@ object PackageSuite {
   }
 
   private val PackageLine = """(?m)^package\s+([\w.]+)""".r
+
+  private def packageOf(c: String): Option[String] =
+    PackageLine.findFirstMatchIn(c).map(_.group(1)).filter(_.startsWith("ecmsketch")).map(short)
+
+  /** A family's sub-package (ecm.dyadic) counts as the family (ecm) in the graph. */
+  def family(p: String): String = { val top = p.takeWhile(_ != '.'); if (Families(top)) top else p }
+
+  /** "parent -> parent.child" for each file of a package that refers to one of its sub-packages
+    * (fully qualified, or relatively as `child.`): sub-packages build on their parent, not the reverse.
+    */
+  def parentToChild(sources: Seq[String]): Seq[String] = {
+    val codes = sources.map(code)
+    val pkgs = codes.flatMap(packageOf).toSet
+    (for {
+      c <- codes; p <- packageOf(c).toSeq; child <- pkgs if child.startsWith(p + ".")
+      sub = child.stripPrefix(p + ".").takeWhile(_ != '.')
+      if c.contains(s"ecmsketch.$child") || s"(?<![\\w.])$sub\\.".r.findFirstIn(c).isDefined
+    } yield s"$p -> $child").distinct.sorted
+  }
   // ecmsketch.<pkg>. or ecmsketch.<Object> (root), not preceded by an identifier or a dot
   private val Reference = """(?<![\w.])ecmsketch\.(?:([a-z]\w*)\.|([A-Z]\w*))""".r
 
@@ -93,7 +125,7 @@ object PackageSuite {
     val pairs = sources.map { src =>
       val c = code(src)
       val pkg = PackageLine.findFirstMatchIn(c).map(_.group(1)).getOrElse("")
-      val self = if (pkg.startsWith("ecmsketch")) short(pkg) else if (pkg.endsWith(".ecmsketch")) "spark-shim" else pkg
+      val self = if (pkg.startsWith("ecmsketch")) family(short(pkg)) else if (pkg.endsWith(".ecmsketch")) "spark-shim" else pkg
       val refs = Reference.findAllMatchIn(c).map(m => if (m.group(1) != null) m.group(1) else "root").toSet
       self -> (refs - self)
     }

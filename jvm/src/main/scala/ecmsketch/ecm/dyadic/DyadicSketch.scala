@@ -1,0 +1,532 @@
+package ecmsketch.ecm.dyadic
+
+import scala.collection.mutable.ArrayBuffer
+
+import ecmsketch.core.{Bounds, CellParams, KeyType, Registry, SketchException, WindowSketch, WindowSpec}
+import ecmsketch.ecm.{EcmPlan, EcmSketch, Planner, QueryKind}
+
+/** An answer with the interval its certified bound allows: lower <= true value <= upper (with the
+  * probability stated in docs/DESIGN.md, "Dyadic ECM-sketch").
+  */
+final case class Estimate(estimate: Double, lower: Double, upper: Double)
+
+/** A reported heavy hitter / top-k key: `key` in the universe's key domain (a BIGINT key, or the
+  * smallest DOUBLE of the key's bucket for double keys).
+  */
+final case class KeyEstimate(key: Long, doubleKey: Double, estimate: Double, lower: Double, upper: Double)
+
+/** Dyadic ECM-sketch (ECM-sketch §6.1, Theorem 5; spec §5.8-5.10): universe_bits + 1 ECM-sketches
+  * over dyadic ranges of an integer universe [0, 2^bits). Level i (0 <= i <= bits) counts
+  * floor(u / 2^i) of the universe index u of every row; level `bits` holds the single range of the
+  * whole universe, so it counts the total with no hash collision. Keys map to u order-preservingly:
+  *  - BIGINT keys k (bits < 64): u = k + 2^(bits-1), defined for k in [-2^(bits-1), 2^(bits-1)); a key
+  *    outside is refused (never wrapped); bits = 64: u = k with the sign bit flipped (every BIGINT);
+  *  - DOUBLE keys: the order-preserving 64-bit map (sign bit flipped for positive values, all bits
+  *    flipped for negative ones), then its top `bits` bits: keys are counted in buckets of
+  *    2^(64-bits) consecutive doubles (relative width 2^-(bits-12) for normal values, 2^-20 at 32
+  *    bits). -0.0 counts as 0.0; NaN is refused.
+  * Every level shares one plan: epsilon, merge levels and cell kind as asked, and the Count-Min delta
+  * divided by 2 * bits (a range query reads at most 2 * bits pieces). The cells must be
+  * deterministic (EH or deterministic wave): range sums and the heavy-hitter recall rely on
+  * estimates that never under-count by more than the cell error.
+  */
+final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Double, val requestedDelta: Double,
+                                          private[dyadic] val levels: Array[EcmSketch]) extends WindowSketch {
+  import DyadicSketch._
+
+  private[dyadic] var _keyDomain: Int = KeyType.Unset
+
+  private def base: EcmSketch = levels(0)
+  def spec: WindowSpec = base.spec
+  def plan: EcmPlan = base.plan
+  /** The level sketches' own epsilon (about epsilon / 5, see [[DyadicSketch.plan]]). */
+  def innerEpsilon: Double = base.epsilon
+  def cellEpsilon: Double = base.cellEpsilon
+  def plannedLevels: Int = base.plannedLevels
+  def seed: Long = base.seed
+  def cellKind: Int = base.cellKind
+  def width: Int = base.width
+  def depth: Int = base.depth
+  /** The key domain: KeyType.Unset, KeyType.Long (integer keys) or [[DoubleKeys]]. */
+  def keyDomain: Int = _keyDomain
+  def level(i: Int): EcmSketch = levels(i)
+
+  /** The cell error at the current merge depth (e in docs/DESIGN.md). */
+  override def cellBound: Double = base.cellBound
+
+  // ------------------------------------------------------------------ keys
+
+  /** Universe index of a BIGINT key (refused outside the universe). */
+  def indexOf(key: Long): Long = {
+    if (_keyDomain == DoubleKeys) throw new SketchException(
+      "key type mismatch: this dyadic sketch holds double keys and the query key is bigint; cast the key to double")
+    longIndex(key, universeBits)
+  }
+
+  /** Universe index of a DOUBLE key (its bucket). */
+  def indexOf(key: Double): Long = {
+    if (_keyDomain == KeyType.Long) throw new SketchException(
+      "key type mismatch: this dyadic sketch holds bigint keys and the query key is double; cast the key to bigint")
+    doubleIndex(key, universeBits)
+  }
+
+  private def setDomain(d: Int): Unit = if (_keyDomain != d) {
+    if (_keyDomain != KeyType.Unset) throw new SketchException(
+      s"this dyadic sketch holds ${domainName(_keyDomain)} keys; cannot add a ${domainName(d)} key")
+    _keyDomain = d
+  }
+
+  // ------------------------------------------------------------------ updates
+
+  def add(key: Long, ts: Long, v: Long): Unit = {
+    val u = longIndex(key, universeBits)
+    checkAdd(ts, v)
+    setDomain(KeyType.Long)
+    addChecked(u, ts, v)
+  }
+
+  def add(key: Double, ts: Long, v: Long): Unit = {
+    val u = doubleIndex(key, universeBits)
+    checkAdd(ts, v)
+    setDomain(DoubleKeys)
+    addChecked(u, ts, v)
+  }
+
+  /** Records the key domain (KeyType.Long or [[DyadicSketch.DoubleKeys]]) before any row; a different one is refused. */
+  def setKeyDomain(d: Int): Unit = {
+    SketchException.require(d == KeyType.Long || d == DoubleKeys, s"unknown key domain $d")
+    setDomain(d)
+  }
+
+  /** Adds a row by its universe index (from [[indexOf]] or [[DyadicSketch.longIndex]] / [[DyadicSketch.doubleIndex]]). */
+  def addIndex(u: Long, ts: Long, v: Long): Unit = {
+    if (universeBits < 64 && (u >>> universeBits) != 0L)
+      throw new SketchException(s"universe index ${java.lang.Long.toUnsignedString(u)} is outside [0, 2^$universeBits)")
+    checkAdd(ts, v)
+    addChecked(u, ts, v)
+  }
+
+
+  private def addChecked(u: Long, ts: Long, v: Long): Unit = {
+    var i = 0
+    while (i <= universeBits) { levels(i).add(prefix(u, i), ts, v); i += 1 }
+    noteAdd(ts, v)
+  }
+
+  // ------------------------------------------------------------------ bounds
+
+  /** Count-Min epsilon of every level. */
+  def cmEpsilon: Double = plan.cmEpsilon
+  /** Count-Min delta of one piece (one point query of one level): requested delta / (2 bits). */
+  def pieceDelta: Double = plan.delta
+
+  /** Relative bound of [[total]]: the top level holds one key, so only the cell error remains (deterministic). */
+  def totalErrorBound: Double = cellBound
+
+  /** Bound on |est - F| / ||a_r||_1 of a range count read from `pieces` dyadic pieces (DESIGN.md):
+    * under-count <= e F (deterministic), over-count <= e F + pieces (1 + e) eps_cm A.
+    */
+  def rangeErrorBound(pieces: Int): Double = { val e = cellBound; e + pieces * (1 + e) * cmEpsilon }
+
+  /** The worst range bound: 2 * bits pieces. */
+  def rangeCountErrorBound: Double = rangeErrorBound(2 * universeBits)
+
+  /** Bound on the rank error of [[quantile]] as a fraction of ||a_r||_1 (DESIGN.md). */
+  def quantileRankErrorBound: Double = {
+    val e = cellBound
+    math.max(2 * e / (1 - e), 2 * e / (1 + e) + (universeBits + 1) * cmEpsilon)
+  }
+
+  /** For heavy hitters with ratio phi: every key with f >= (phi + gap) ||a_r||_1 is reported
+    * (deterministically), where gap = (1+e)^2 (phi + eps_cm) / (1-e)^2 - phi.
+    */
+  def heavyHitterGap(phi: Double): Double = {
+    val e = cellBound
+    (1 + e) * (1 + e) * (phi + cmEpsilon) / ((1 - e) * (1 - e)) - phi
+  }
+
+  /** The gap for every ratio phi in (0, 1) at the current merge depth (<= epsilon up to the planned depth). */
+  def heavyHitterErrorBound: Double = worstGap(cellBound, cmEpsilon)
+
+  /** Probability bound that a heavy-hitter query with ratio phi reports a key below phi ||a_r||_1:
+    * under the good event only the children of ranges with F >= phi A are tested, at most 2/phi per
+    * level below the top, each failing w.p. <= pieceDelta: (2 bits / phi) pieceDelta = delta / phi.
+    */
+  def heavyHitterFailureProbability(phi: Double): Double = math.min(1.0, 2.0 * universeBits / phi * pieceDelta)
+
+  /** Top-k: no key left out has a count above a returned key's by more than this times ||a_r||_1. */
+  def topKErrorBound: Double = { val e = cellBound; 2 * e * (1 + cmEpsilon) / (1 - e) + cmEpsilon }
+
+  private def requireUsable(): Unit =
+    SketchException.require(cellBound < 1.0, s"the cell error ${cellBound} after $mergeDepth merge levels leaves no guarantee")
+
+  // ------------------------------------------------------------------ queries
+
+  /** Estimated count of dyadic range `p` of level `i` (0 for a range not in the universe). */
+  private def piece(i: Int, p: Long, range: java.lang.Long, now: java.lang.Long): Double = levels(i).point(p, range, now)
+
+  /** Estimated ||a_r||_1 (the top level's single cell). */
+  def total(range: java.lang.Long, now: java.lang.Long): Double = piece(universeBits, 0L, range, now)
+
+  def totalEstimate(range: java.lang.Long, now: java.lang.Long): Estimate = {
+    requireUsable()
+    val t = total(range, now); val e = cellBound
+    Estimate(t, t / (1 + e), t / (1 - e))
+  }
+
+  /** Point query of an integer key (level 0). */
+  def point(key: Long, range: java.lang.Long, now: java.lang.Long): Double = piece(0, indexOf(key), range, now)
+  /** Point query of a double key's bucket (level 0). */
+  def point(key: Double, range: java.lang.Long, now: java.lang.Long): Double = piece(0, indexOf(key), range, now)
+
+  /** Interval of a single piece's true count from its estimate (aUp: upper bound of ||a_r||_1). */
+  private def pieceInterval(est: Double, pieces: Int, aUp: Double): Estimate = {
+    val e = cellBound
+    val lo = math.max(0.0, est / (1 + e) - pieces * cmEpsilon * aUp)
+    val hi = math.min(aUp, est / (1 - e))
+    Estimate(est, math.min(lo, hi), hi)
+  }
+
+  def pointEstimate(key: Long, range: java.lang.Long, now: java.lang.Long): Estimate = {
+    requireUsable()
+    pieceInterval(point(key, range, now), 1, total(range, now) / (1 - cellBound))
+  }
+
+  /** Estimated count of universe indexes in [lo, hi] (unsigned, inclusive) and the number of pieces read. */
+  def rangeIndexes(lo: Long, hi: Long, range: java.lang.Long, now: java.lang.Long): (Double, Int) = {
+    if (java.lang.Long.compareUnsigned(lo, hi) > 0) return (0.0, 0)
+    val ps = decompose(lo, hi, universeBits)
+    var s = 0.0
+    ps.foreach { case (i, p) => s += piece(i, p, range, now) }
+    (s, ps.size)
+  }
+
+  /** Range count over integer keys lo..hi inclusive; keys beyond the universe are clipped (none can be there). */
+  def rangeCount(lo: Long, hi: Long, range: java.lang.Long, now: java.lang.Long): Estimate = {
+    requireUsable()
+    if (lo > hi) return Estimate(0.0, 0.0, 0.0)
+    if (_keyDomain == DoubleKeys) throw new SketchException(
+      "key type mismatch: this dyadic sketch holds double keys and the range bounds are bigint; cast them to double")
+    val (minK, maxK) = keyRange(universeBits)
+    if (hi < minK || lo > maxK) return Estimate(0.0, 0.0, 0.0)
+    val (s, k) = rangeIndexes(longIndex(math.max(lo, minK), universeBits), longIndex(math.min(hi, maxK), universeBits), range, now)
+    pieceInterval(s, k, total(range, now) / (1 - cellBound))
+  }
+
+  /** Range count over double keys lo..hi: the buckets of lo through hi (whole buckets, DESIGN.md). */
+  def rangeCount(lo: Double, hi: Double, range: java.lang.Long, now: java.lang.Long): Estimate = {
+    requireUsable()
+    SketchException.require(!lo.isNaN && !hi.isNaN, "range bounds must not be NaN")
+    if (lo > hi) return Estimate(0.0, 0.0, 0.0)
+    val (s, k) = rangeIndexes(indexOf(lo), indexOf(hi), range, now)
+    pieceInterval(s, k, total(range, now) / (1 - cellBound))
+  }
+
+  /** Estimated number of rows with key <= x (a prefix: at most bits pieces). */
+  def rank(x: Long, range: java.lang.Long, now: java.lang.Long): Estimate = {
+    val (minK, _) = keyRange(universeBits)
+    if (x < minK) { requireUsable(); Estimate(0.0, 0.0, 0.0) } else rangeCount(minK, x, range, now)
+  }
+
+  def rank(x: Double, range: java.lang.Long, now: java.lang.Long): Estimate =
+    rangeCount(Double.NegativeInfinity, x, range, now)
+
+  /** Universe index of the q-quantile: the top-down walk of DESIGN.md (left-sibling sums against q T^). */
+  def quantileIndex(q: Double, range: java.lang.Long, now: java.lang.Long): Option[Long] = {
+    requireUsable()
+    SketchException.require(!q.isNaN && q >= 0.0 && q <= 1.0, s"quantile q must be in [0, 1], got $q")
+    val t = total(range, now)
+    if (t <= 0.0) return None
+    val target = math.max(q * t, Double.MinPositiveValue)
+    var left = 0.0
+    var p = 0L
+    var i = universeBits - 1
+    while (i >= 0) {
+      val l = 2 * p // left child at level i (p is the node at level i + 1)
+      val c = piece(i, l, range, now)
+      if (left + c >= target) p = l else { left += c; p = l + 1 }
+      i -= 1
+    }
+    Some(p)
+  }
+
+  /** The q-quantile of integer keys (None for an empty range). */
+  def quantile(q: Double, range: java.lang.Long, now: java.lang.Long): Option[Long] = {
+    if (_keyDomain == DoubleKeys) throw new SketchException("this dyadic sketch holds double keys: use quantileDouble")
+    quantileIndex(q, range, now).map(longKey(_, universeBits))
+  }
+
+  /** The q-quantile of double keys: the smallest double of the quantile's bucket. */
+  def quantileDouble(q: Double, range: java.lang.Long, now: java.lang.Long): Option[Double] = {
+    if (_keyDomain == KeyType.Long) throw new SketchException("this dyadic sketch holds bigint keys: use quantile")
+    quantileIndex(q, range, now).map(doubleKey(_, universeBits))
+  }
+
+  private def keyEstimate(u: Long, est: Double, aUp: Double): KeyEstimate = {
+    val iv = pieceInterval(est, 1, aUp)
+    if (_keyDomain == DoubleKeys) KeyEstimate(u, doubleKey(u, universeBits), est, iv.lower, iv.upper)
+    else KeyEstimate(longKey(u, universeBits), Double.NaN, est, iv.lower, iv.upper)
+  }
+
+  /** The reporting (and pruning) threshold of a heavy-hitter query: (1+e)(phi + eps_cm) A_up for a
+    * ratio phi in (0, 1), (1+e)(phi + eps_cm A_up) for an absolute count phi >= 1 (DESIGN.md).
+    */
+  def heavyHitterThreshold(phi: Double, range: java.lang.Long, now: java.lang.Long): Double = {
+    requireUsable()
+    SketchException.require(!phi.isNaN && phi > 0.0 && !phi.isInfinite,
+      s"phi must be in (0, 1) (a ratio of the range's total) or >= 1 (an absolute count), got $phi")
+    val e = cellBound
+    val aUp = total(range, now) / (1 - e)
+    if (phi < 1.0) (1 + e) * (phi + cmEpsilon) * aUp else (1 + e) * (phi + cmEpsilon * aUp)
+  }
+
+  /** Heavy hitters by the top-down search of Theorem 5: ranges with estimate below the threshold are
+    * pruned, leaves at or above it reported, ordered by estimate (largest first).
+    */
+  def heavyHitters(phi: Double, range: java.lang.Long, now: java.lang.Long): Seq[KeyEstimate] = {
+    val tau = heavyHitterThreshold(phi, range, now)
+    val aUp = total(range, now) / (1 - cellBound)
+    if (aUp <= 0.0) return Nil
+    var frontier = ArrayBuffer(0L) // nodes of level i + 1
+    var ests = ArrayBuffer(Double.NaN)
+    var i = universeBits - 1
+    while (i >= 0) {
+      val next = ArrayBuffer[Long](); val nextEst = ArrayBuffer[Double]()
+      frontier.foreach { p =>
+        var c = 0
+        while (c < 2) {
+          val child = 2 * p + c
+          val est = piece(i, child, range, now)
+          if (est >= tau) { next += child; nextEst += est }
+          c += 1
+        }
+      }
+      if (next.size > MaxFrontier) throw new SketchException(
+        s"heavy hitters: more than $MaxFrontier ranges of one level pass the threshold $tau; use a larger phi")
+      frontier = next; ests = nextEst
+      i -= 1
+    }
+    frontier.indices.map(j => keyEstimate(frontier(j), ests(j), aUp)).sortBy(k => (-k.estimate, k.key))
+  }
+
+  /** The k keys with the largest estimates: best-first search over dyadic ranges by estimate (a
+    * range's estimate / (1 - e) bounds every key below it), stopping after k leaves.
+    */
+  def topK(k: Int, range: java.lang.Long, now: java.lang.Long): Seq[KeyEstimate] = {
+    requireUsable()
+    SketchException.require(k >= 1 && k <= MaxTopK, s"k must be in [1, $MaxTopK], got $k")
+    val aUp = total(range, now) / (1 - cellBound)
+    if (aUp <= 0.0) return Nil
+    // (estimate, level, prefix); highest estimate first, then the lower level, then the smaller prefix
+    val ord = Ordering.by[(Double, Int, Long), (Double, Int, Long)] { case (e, l, p) => (e, -l, -p) }
+    val pq = scala.collection.mutable.PriorityQueue[(Double, Int, Long)]()(ord)
+    pq += ((Double.PositiveInfinity, universeBits, 0L))
+    val out = ArrayBuffer[KeyEstimate]()
+    var popped = 0L
+    while (pq.nonEmpty && out.size < k) {
+      val (est, l, p) = pq.dequeue()
+      popped += 1
+      if (popped > MaxTopKSteps) throw new SketchException(s"top-k: the search read more than $MaxTopKSteps ranges; use a smaller k")
+      if (l == 0) { if (est > 0.0) out += keyEstimate(p, est, aUp) }
+      else {
+        var c = 0
+        while (c < 2) {
+          val child = 2 * p + c
+          val e = piece(l - 1, child, range, now)
+          if (e > 0.0) pq += ((e, l - 1, child))
+          c += 1
+        }
+      }
+    }
+    out.toSeq
+  }
+
+  // ------------------------------------------------------------------ merge
+
+  def diffs(o: DyadicSketch): Seq[String] = {
+    val b = Seq.newBuilder[String]
+    if (universeBits != o.universeBits) b += s"universe_bits $universeBits vs ${o.universeBits}"
+    if (epsilon != o.epsilon) b += s"epsilon $epsilon vs ${o.epsilon}"
+    if (requestedDelta != o.requestedDelta) b += s"delta $requestedDelta vs ${o.requestedDelta}"
+    if (_keyDomain != KeyType.Unset && o._keyDomain != KeyType.Unset && _keyDomain != o._keyDomain)
+      b += s"key type ${domainName(_keyDomain)} vs ${domainName(o._keyDomain)}"
+    b ++= base.diffs(o.base)
+    b.result().distinct
+  }
+
+  def nonEmptyCells: Int = levels.map(_.nonEmptyCells).sum
+
+  private[dyadic] def restoreLevelsState(): Unit = copyStateFrom(base)
+
+  // the levels share the sketch's clock and totals (their cells are encoded relative to it)
+  override def restoreState(mergeDepth: Int, firstTs: Long, lastTs: Long, count: Long, hasRows: Boolean): Unit = {
+    super.restoreState(mergeDepth, firstTs, lastTs, count, hasRows)
+    levels.foreach(_.restoreState(mergeDepth, firstTs, lastTs, count, hasRows))
+  }
+
+  override def withDroppedRows(weight: Long, minTs: Long): Unit = {
+    super.withDroppedRows(weight, minTs)
+    levels.foreach(_.withDroppedRows(weight, minTs))
+  }
+}
+
+object DyadicSketch {
+  final val DefaultUniverseBits = 32
+  final val MinUniverseBits = 1
+  final val MaxUniverseBits = 64
+  /** The key domain of double keys (beside KeyType.Long). */
+  final val DoubleKeys = 4
+  final val MaxFrontier = 1 << 20
+  final val MaxTopK = 100000
+  final val MaxTopKSteps = 50000000L
+
+  def domainName(d: Int): String = if (d == DoubleKeys) "double" else KeyType.name(d)
+
+  def checkBits(bits: Int): Unit =
+    SketchException.require(bits >= MinUniverseBits && bits <= MaxUniverseBits,
+      s"universe_bits must be in [$MinUniverseBits, $MaxUniverseBits], got $bits")
+
+  /** The worst heavy-hitter gap over ratios phi in (0, 1) of levels with cell error `e` and
+    * Count-Min epsilon `epsCm`: ((1+e)/(1-e))^2 (1 + eps_cm) - 1 (the gap at phi -> 1, DESIGN.md).
+    */
+  def worstGap(e: Double, epsCm: Double): Double =
+    if (e >= 1.0) Double.PositiveInfinity else { val r = (1 + e) / (1 - e); r * r * (1 + epsCm) - 1 }
+
+  /** The plan of every level. The user's epsilon is Theorem 5's: every key with f >= (phi + epsilon)
+    * ||a_r||_1 is reported for every ratio phi at the planned merge depth. The levels are planned
+    * (journal point split, the requested merge levels and cell kind) at the largest inner epsilon
+    * whose worst gap is <= epsilon (about epsilon / 5), with the Count-Min delta divided by 2 bits
+    * (a range query reads at most 2 bits pieces).
+    */
+  def plan(epsilon: Double, delta: Double, mergeLevels: Int, cellKind: Int, universeBits: Int): EcmPlan = {
+    checkBits(universeBits)
+    Bounds.checkEpsilon(epsilon)
+    Bounds.checkLevels(mergeLevels)
+    SketchException.require(!delta.isNaN && delta > 0.0 && delta < 1.0, s"delta must be in (0, 1), got $delta")
+    val ck = Registry.cellKindOrFail(cellKind)
+    SketchException.require(ck.deterministic,
+      s"dyadic sketches need deterministic cells ('eh' or 'dwave'): range counts, quantiles and the heavy-hitter recall sum " +
+        s"and compare many cells, which '${ck.name}' (randomized-wave) cells do not certify (ECM-sketch §7.2)")
+    val pieceDelta = delta / (2.0 * universeBits)
+    def at(x: Double): EcmPlan = Planner.plan(x, pieceDelta, QueryKind.Point, mergeLevels, cellKind)
+    def gap(p: EcmPlan): Double = worstGap(Bounds.compound(p.cellEpsilon, mergeLevels), p.cmEpsilon)
+    SketchException.require(gap(at(MinInnerEpsilon)) <= epsilon,
+      s"epsilon $epsilon is too small for a dyadic sketch with $mergeLevels merge levels (its levels would need an inner epsilon " +
+        s"below $MinInnerEpsilon)")
+    // bisection on the inner epsilon: the gap grows with it
+    var lo = MinInnerEpsilon; var hi = epsilon
+    var i = 0
+    while (i < 60) { val mid = (lo + hi) / 2; if (gap(at(mid)) <= epsilon) lo = mid else hi = mid; i += 1 }
+    at(lo)
+  }
+
+  private val planCache = new java.util.concurrent.ConcurrentHashMap[(Double, Double, Int, Int, Int), EcmPlan]()
+
+  /** [[plan]], cached (decoding a sketch re-derives its plan to check the header against it). */
+  def cachedPlan(epsilon: Double, delta: Double, mergeLevels: Int, cellKind: Int, universeBits: Int): EcmPlan = {
+    val k = (epsilon, delta, mergeLevels, cellKind, universeBits)
+    val hit = planCache.get(k)
+    if (hit != null) hit
+    else {
+      val p = plan(epsilon, delta, mergeLevels, cellKind, universeBits)
+      if (planCache.size < 1024) planCache.put(k, p)
+      p
+    }
+  }
+
+  /** The smallest inner epsilon (the planner's minimum). */
+  final val MinInnerEpsilon = 0.001
+
+  def create(spec: WindowSpec, epsilon: Double, delta: Double, mergeLevels: Int = 1,
+             cellKind: Int = ecmsketch.core.CellFamily.ExpHistogramId, universeBits: Int = DefaultUniverseBits,
+             seed: Long = EcmSketch.DefaultSeed, maxArrivals: Long = CellParams.Unbounded): DyadicSketch = {
+    val p = cachedPlan(epsilon, delta, mergeLevels, cellKind, universeBits)
+    new DyadicSketch(universeBits, epsilon, delta, Array.fill(universeBits + 1)(EcmSketch.create(spec, p, seed, maxArrivals)))
+  }
+
+  /** Order-preserving n-way merge (cross-site; count-based sketches refused): level by level. */
+  def merge(xs: Seq[DyadicSketch]): DyadicSketch = {
+    WindowSketch.checkMergeable(xs, "dyadic merge")
+    mergeImpl(xs, (ls: Seq[EcmSketch]) => EcmSketch.merge(ls))
+  }
+
+  /** Merge of partial sketches of one stream (count windows allowed). */
+  def mergeSameStream(xs: Seq[DyadicSketch]): DyadicSketch =
+    mergeImpl(xs, (ls: Seq[EcmSketch]) => EcmSketch.mergeUnchecked(ls))
+
+  private def mergeImpl(xs: Seq[DyadicSketch], m: Seq[EcmSketch] => EcmSketch): DyadicSketch = {
+    SketchException.require(xs.nonEmpty, "merge needs at least one sketch")
+    val first = xs.head
+    xs.foreach { s =>
+      val d = first.diffs(s)
+      if (d.nonEmpty) throw new SketchException(s"cannot merge dyadic sketches with different parameters: ${d.mkString(", ")}")
+    }
+    val domain = xs.map(_._keyDomain).find(_ != KeyType.Unset).getOrElse(KeyType.Unset)
+    val lv = Array.tabulate(first.universeBits + 1)(i => m(xs.map(_.levels(i))))
+    val out = new DyadicSketch(first.universeBits, first.epsilon, first.requestedDelta, lv)
+    out._keyDomain = domain
+    out.restoreLevelsState()
+    out
+  }
+
+  // ------------------------------------------------------------------ the universe
+
+  /** Level-i prefix of index u: floor(u / 2^i) (unsigned; 0 at i = 64). */
+  @inline def prefix(u: Long, i: Int): Long = if (i >= 64) 0L else u >>> i
+
+  /** Smallest and largest BIGINT key of a universe of `bits` bits. */
+  def keyRange(bits: Int): (Long, Long) =
+    if (bits >= 64) (Long.MinValue, Long.MaxValue) else (-(1L << (bits - 1)), (1L << (bits - 1)) - 1)
+
+  def longIndex(key: Long, bits: Int): Long =
+    if (bits >= 64) key ^ Long.MinValue
+    else {
+      val (lo, hi) = keyRange(bits)
+      if (key < lo || key > hi) throw new SketchException(
+        s"key $key is outside the dyadic sketch's universe [$lo, $hi] (universe_bits => $bits); " +
+          s"build the sketch with a larger universe_bits (up to 64 covers every BIGINT)")
+      key - lo
+    }
+
+  def longKey(u: Long, bits: Int): Long = if (bits >= 64) u ^ Long.MinValue else u + keyRange(bits)._1
+
+  /** Order-preserving map of a double to an unsigned 64-bit integer (-0.0 as 0.0; NaN refused). */
+  def orderedBits(x: Double): Long = {
+    SketchException.require(!x.isNaN, "a dyadic sketch key must not be NaN")
+    val b = java.lang.Double.doubleToLongBits(if (x == 0.0) 0.0 else x)
+    if (b < 0) ~b else b ^ Long.MinValue
+  }
+
+  def doubleIndex(x: Double, bits: Int): Long = { val o = orderedBits(x); if (bits >= 64) o else o >>> (64 - bits) }
+
+  private val NegInfOrdered = orderedBits(Double.NegativeInfinity)
+
+  /** The smallest double of bucket u (-Infinity / +Infinity for the buckets of the two infinities). */
+  def doubleKey(u: Long, bits: Int): Double = {
+    val lo = if (bits >= 64) u else u << (64 - bits)
+    val o = if (java.lang.Long.compareUnsigned(lo, NegInfOrdered) < 0) NegInfOrdered else lo
+    val b = if (o < 0) o ^ Long.MinValue else ~o
+    val d = java.lang.Double.longBitsToDouble(b)
+    if (d.isNaN) Double.PositiveInfinity else d
+  }
+
+  /** Maximal dyadic pieces (level, prefix) of the unsigned index interval [lo, hi] in a universe of
+    * `bits` bits: at most two per level below the top, or the whole universe as one piece.
+    */
+  def decompose(lo: Long, hi: Long, bits: Int): Seq[(Int, Long)] = {
+    val out = ArrayBuffer[(Int, Long)]()
+    val maxIdx = if (bits >= 64) -1L else (1L << bits) - 1
+    if (lo == 0L && hi == maxIdx) { out += ((bits, 0L)); return out.toSeq }
+    var a = lo; var done = false
+    while (!done) {
+      // largest level i with a aligned to 2^i and a + 2^i - 1 <= hi
+      var i = 0
+      while (i + 1 < bits && (a & ((1L << (i + 1)) - 1)) == 0 &&
+             java.lang.Long.compareUnsigned(a + ((1L << (i + 1)) - 1), hi) <= 0) i += 1
+      out += ((i, prefix(a, i)))
+      val end = a + ((1L << i) - 1)
+      if (end == hi) done = true else a = end + 1
+    }
+    out.toSeq
+  }
+}

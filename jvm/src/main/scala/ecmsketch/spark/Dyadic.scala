@@ -1,0 +1,260 @@
+package ecmsketch.spark
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
+import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow}
+import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
+import org.apache.spark.sql.catalyst.expressions.aggregate.ImperativeAggregate
+import org.apache.spark.sql.catalyst.util.{ArrayData, GenericArrayData}
+import org.apache.spark.sql.types._
+
+import ecmsketch.core.{Codec, KeyType, SketchException, SketchKind, WindowSketch}
+import ecmsketch.ecm.{EcmSketch, Planner}
+import ecmsketch.ecm.dyadic.{DyadicKind, DyadicSketch, Estimate, KeyEstimate}
+import ecmsketch.ingest.{Ingest, SketchOps}
+
+/** The dyadic ECM-sketch in SQL (docs/DESIGN.md, "Dyadic ECM-sketch"): `dyadic_agg`, `dyadic_merge`
+  * and its queries. Rows reach [[Ingest]] keyed by their universe index (the `fp` of [[SketchOps]]).
+  */
+final class DyadicOps(factory: () => DyadicSketch, domain: Int) extends SketchOps[DyadicSketch] {
+  def create(): DyadicSketch = { val s = factory(); s.setKeyDomain(domain); s }
+  def add(s: DyadicSketch, u: Long, ts: Long, v: Long): Unit = s.addIndex(u, ts, v)
+  def merge(xs: Seq[DyadicSketch]): DyadicSketch = DyadicKind.mergeSameStream(xs)
+  def encode(s: DyadicSketch): Array[Byte] = Codec.encode(DyadicKind, s)
+  def decode(b: Array[Byte]): DyadicSketch = Codec.decodeAs(DyadicKind, b)
+}
+
+private[spark] object DyadicArgs {
+  /** Key domain of a dyadic_agg key column: integral types or FLOAT/DOUBLE. */
+  def domain(dt: DataType, fn: String): Int = dt match {
+    case t if Args.isIntegral(t) => KeyType.Long
+    case FloatType | DoubleType => DyadicSketch.DoubleKeys
+    case t => throw new SketchException(
+      s"$fn: key must be TINYINT, SMALLINT, INT, BIGINT, FLOAT or DOUBLE, got ${t.sql} (string and binary keys are not supported yet)")
+  }
+
+  def isNumeric(dt: DataType): Boolean =
+    Args.isIntegral(dt) || dt == FloatType || dt == DoubleType || dt == NullType || dt.isInstanceOf[DecimalType]
+
+  def toDouble(v: Any): Double = v match {
+    case d: Double => d
+    case f: Float => f.toDouble
+    case d: Decimal => d.toDouble
+    case other => Args.longOf(other).toDouble
+  }
+}
+
+/** `dyadic_agg(key, ts [, window [, epsilon [, delta]]], universe_bits =>, value =>, window_type =>,
+  * seed =>, merge_levels =>, cell =>)`: a dyadic ECM-sketch (BINARY) of integer or double keys.
+  * Defaults: unbounded window, epsilon 0.05 (Theorem 5's heavy-hitter gap), delta 0.01, universe_bits
+  * 32, cell 'eh'. Rows with a NULL key, ts or value are skipped; a key outside the universe fails.
+  */
+case class DyadicAgg(key: Expression, ts: Expression, window: Expression, epsilon: Expression, delta: Expression,
+                     universeBits: Expression, value: Expression, windowType: Expression, seed: Expression,
+                     mergeLevels: Expression, cell: Expression,
+                     mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
+    extends IngestAgg[DyadicSketch] {
+
+  override def prettyName: String = "dyadic_agg"
+  override def children: Seq[Expression] =
+    Seq(key, ts, window, epsilon, delta, universeBits, value, windowType, seed, mergeLevels, cell)
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): DyadicAgg =
+    copy(key = c(0), ts = c(1), window = c(2), epsilon = c(3), delta = c(4), universeBits = c(5), value = c(6),
+      windowType = c(7), seed = c(8), mergeLevels = c(9), cell = c(10))
+
+  private lazy val bits: Int = {
+    val b = Args.constLong(universeBits, fn, "universe_bits", DyadicSketch.DefaultUniverseBits.toLong)
+    if (b < DyadicSketch.MinUniverseBits || b > DyadicSketch.MaxUniverseBits)
+      throw new SketchException(s"$fn: universe_bits must be in [${DyadicSketch.MinUniverseBits}, ${DyadicSketch.MaxUniverseBits}], got $b")
+    b.toInt
+  }
+  private lazy val eps = Args.constDouble(epsilon, fn, "epsilon", 0.05)
+  private lazy val dlt = Args.constDouble(delta, fn, "delta", 0.01)
+  private lazy val cellKind = Planner.cellKind(Args.constString(cell, fn, "cell", "eh"))
+  private lazy val hashSeed = Args.constLong(seed, fn, "seed", EcmSketch.DefaultSeed)
+  private lazy val domain = DyadicArgs.domain(key.dataType, fn)
+  @transient protected lazy val ops: SketchOps[DyadicSketch] =
+    new DyadicOps(() => DyadicSketch.create(spec, eps, dlt, levels, cellKind, bits, hashSeed), domain)
+
+  override def checkInputDataTypes(): TypeCheckResult = Checks {
+    domain; Args.checkValue(value, fn); spec; bits; ops.create()
+  }
+
+  override def update(buffer: Ingest[DyadicSketch], input: InternalRow): Ingest[DyadicSketch] = DataErrors(fn) {
+    val k = key.eval(input)
+    if (k != null) {
+      val u = if (domain == KeyType.Long) DyadicSketch.longIndex(Args.longOf(k), bits) else DyadicSketch.doubleIndex(DyadicArgs.toDouble(k), bits)
+      addRow(buffer, u, input)
+    }
+    buffer
+  }
+
+  override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
+  override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
+}
+
+/** `dyadic_merge(sketch)`: order-preserving merge of dyadic ECM-sketches, level by level. */
+case class DyadicMergeAgg(child: Expression, mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
+    extends SketchMergeAgg[DyadicSketch] {
+  override def prettyName: String = "dyadic_merge"
+  protected def kind: SketchKind[DyadicSketch] = DyadicKind
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): DyadicMergeAgg = copy(child = c.head)
+  override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
+  override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
+}
+
+/** A dyadic query `f(sketch, arg [, range [, now]])`. */
+abstract class DyadicQuery extends SketchScalar with RangeNowArgs with CodegenFallback {
+  protected def rangeAt = 2
+  protected def dyadic(b: Array[Byte]): DyadicSketch = as(DyadicKind, 0, b)
+  protected def isDouble(s: DyadicSketch): Boolean = s.keyDomain == DyadicSketch.DoubleKeys
+  protected def numericArg(i: Int, what: String): Unit =
+    if (!DyadicArgs.isNumeric(children(i).dataType))
+      throw new SketchException(s"$prettyName: $what must be a number, got ${children(i).dataType.sql}")
+}
+
+/** `ecm_range_count(sketch, lo, hi [, range [, now]])`: estimated weight of keys in [lo, hi]. */
+case class EcmRangeCount(children: Seq[Expression]) extends DyadicQuery {
+  override def prettyName: String = "ecm_range_count"
+  override protected def rangeAt = 3
+  override def dataType: DataType = DoubleType
+  override protected def checkArgs(): Unit = { numericArg(1, "lo"); numericArg(2, "hi"); checkRangeNow() }
+  protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
+    val s = dyadic(sk(0))
+    val lo = children(1).eval(input); val hi = children(2).eval(input)
+    if (lo == null || hi == null) return null
+    val (r, n) = rangeNow(s, input)
+    val e: Estimate =
+      if (isDouble(s)) s.rangeCount(DyadicArgs.toDouble(lo), DyadicArgs.toDouble(hi), r, n)
+      else {
+        if (!Args.isIntegral(children(1).dataType) || !Args.isIntegral(children(2).dataType))
+          throw new SketchException(s"$prettyName: this sketch holds integer keys; lo and hi must be integers")
+        s.rangeCount(Args.longOf(lo), Args.longOf(hi), r, n)
+      }
+    e.estimate
+  }
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmRangeCount = copy(children = c)
+}
+
+/** `ecm_rank(sketch, x [, range [, now]])`: estimated weight of keys <= x. */
+case class EcmRank(children: Seq[Expression]) extends DyadicQuery {
+  override def prettyName: String = "ecm_rank"
+  override def dataType: DataType = DoubleType
+  override protected def checkArgs(): Unit = { numericArg(1, "x"); checkRangeNow() }
+  protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
+    val s = dyadic(sk(0))
+    val x = children(1).eval(input)
+    if (x == null) return null
+    val (r, n) = rangeNow(s, input)
+    if (isDouble(s)) s.rank(DyadicArgs.toDouble(x), r, n).estimate
+    else {
+      if (!Args.isIntegral(children(1).dataType)) throw new SketchException(s"$prettyName: this sketch holds integer keys; x must be an integer")
+      s.rank(Args.longOf(x), r, n).estimate
+    }
+  }
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmRank = copy(children = c)
+}
+
+/** `ecm_quantile(sketch, q [, range [, now]])`: the q-quantile (DOUBLE; integer keys as DOUBLE), or an
+  * ARRAY<DOUBLE> for an ARRAY of q. NULL for an empty range.
+  */
+case class EcmQuantile(children: Seq[Expression]) extends DyadicQuery {
+  override def prettyName: String = "ecm_quantile"
+  private def qArray: Boolean = children(1).dataType.isInstanceOf[ArrayType]
+  override def dataType: DataType = if (qArray) ArrayType(DoubleType, containsNull = true) else DoubleType
+  override protected def checkArgs(): Unit = {
+    children(1).dataType match {
+      case ArrayType(et, _) if DyadicArgs.isNumeric(et) => ()
+      case dt if DyadicArgs.isNumeric(dt) => ()
+      case dt => throw new SketchException(s"$prettyName: q must be a DOUBLE or an ARRAY<DOUBLE>, got ${dt.sql}")
+    }
+    checkRangeNow()
+  }
+  private def one(s: DyadicSketch, q: Double, r: java.lang.Long, n: java.lang.Long): Any =
+    if (isDouble(s)) s.quantileDouble(q, r, n).map(Double.box).orNull
+    else s.quantile(q, r, n).map(x => Double.box(x.toDouble)).orNull
+  protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
+    val s = dyadic(sk(0))
+    val q = children(1).eval(input)
+    if (q == null) return null
+    val (r, n) = rangeNow(s, input)
+    if (!qArray) one(s, DyadicArgs.toDouble(q), r, n)
+    else {
+      val a = q.asInstanceOf[ArrayData]
+      val et = children(1).dataType.asInstanceOf[ArrayType].elementType
+      new GenericArrayData(Array.tabulate[Any](a.numElements()) { i =>
+        if (a.isNullAt(i)) null else one(s, DyadicArgs.toDouble(a.get(i, et)), r, n)
+      })
+    }
+  }
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmQuantile = copy(children = c)
+}
+
+/** Heavy hitters and top-k: ARRAY<STRUCT<key, estimate, lower, upper>> ordered by estimate. The key
+  * type is BIGINT, or DOUBLE with `key_type => 'double'` (the sketch's key type is only known when a
+  * row is read, and a SQL type must be known before).
+  */
+abstract class DyadicKeysQuery extends DyadicQuery {
+  protected def keyTypeArg: Expression = children(4)
+  @transient private lazy val doubleKeys: Boolean =
+    Args.constString(keyTypeArg, prettyName, "key_type", "bigint").trim.toLowerCase match {
+      case "bigint" => false
+      case "double" => true
+      case other => throw new SketchException(s"$prettyName: key_type must be 'bigint' or 'double', got '$other'")
+    }
+  override def dataType: DataType = ArrayType(StructType(Seq(
+    StructField("key", if (doubleKeys) DoubleType else LongType), StructField("estimate", DoubleType),
+    StructField("lower", DoubleType), StructField("upper", DoubleType))), containsNull = false)
+  protected def result(s: DyadicSketch, ks: Seq[KeyEstimate]): Any = {
+    if (isDouble(s) != doubleKeys) throw new SketchException(
+      s"$prettyName: this sketch holds ${DyadicSketch.domainName(s.keyDomain)} keys; call it with key_type => " +
+        s"'${if (isDouble(s)) "double" else "bigint"}'")
+    new GenericArrayData(ks.map { k =>
+      new GenericInternalRow(Array[Any](if (doubleKeys) k.doubleKey else k.key, k.estimate, k.lower, k.upper))
+    }.toArray[Any])
+  }
+}
+
+/** `ecm_heavy_hitters(sketch, phi [, range [, now]] [, key_type => 'bigint'|'double'])`: Theorem 5. */
+case class EcmHeavyHitters(children: Seq[Expression]) extends DyadicKeysQuery {
+  override def prettyName: String = "ecm_heavy_hitters"
+  override protected def checkArgs(): Unit = { numericArg(1, "phi"); checkRangeNow(); dataType }
+  protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
+    val s = dyadic(sk(0))
+    val phi = children(1).eval(input)
+    if (phi == null) return null
+    val (r, n) = rangeNow(s, input)
+    result(s, s.heavyHitters(DyadicArgs.toDouble(phi), r, n))
+  }
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmHeavyHitters = copy(children = c)
+}
+
+/** `ecm_top_k(sketch, k [, range [, now]] [, key_type => 'bigint'|'double'])`. */
+case class EcmTopK(children: Seq[Expression]) extends DyadicKeysQuery {
+  override def prettyName: String = "ecm_top_k"
+  override protected def checkArgs(): Unit = {
+    if (!Args.isIntegral(children(1).dataType)) throw new SketchException(s"$prettyName: k must be an integer, got ${children(1).dataType.sql}")
+    checkRangeNow(); dataType
+  }
+  protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
+    val s = dyadic(sk(0))
+    val k = children(1).eval(input)
+    if (k == null) return null
+    val kk = Args.longOf(k)
+    if (kk < 1 || kk > DyadicSketch.MaxTopK) throw new SketchException(s"$prettyName: k must be in [1, ${DyadicSketch.MaxTopK}], got $kk")
+    val (r, n) = rangeNow(s, input)
+    result(s, s.topK(kk.toInt, r, n))
+  }
+  override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmTopK = copy(children = c)
+}
+
+/** ecm_point / ecm_total of a dyadic sketch (called by EcmPoint and EcmTotal when the sketch is one). */
+private[spark] object DyadicPoint {
+  def point(s: WindowSketch, key: Any, keyType: DataType, r: java.lang.Long, n: java.lang.Long): Option[Double] = s match {
+    case d: DyadicSketch =>
+      Some(if (d.keyDomain == DyadicSketch.DoubleKeys) d.point(DyadicArgs.toDouble(key), r, n)
+      else if (Args.isIntegral(keyType)) d.point(Args.longOf(key), r, n)
+      else throw new SketchException(s"ecm_point: this dyadic sketch holds integer keys; the key must be an integer, got ${keyType.sql}"))
+    case _ => None
+  }
+}
