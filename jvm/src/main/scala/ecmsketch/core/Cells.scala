@@ -7,6 +7,8 @@ package ecmsketch.core
 trait WindowCounter {
   def add(ts: Long): Unit
   def add(ts: Long, v: Long): Unit
+  /** One arrival at each of `ts(0 until n)` (non-decreasing): the same state as `n` calls of `add(ts)`. */
+  def addSorted(ts: Array[Long], n: Int): Unit = { var i = 0; while (i < n) { add(ts(i)); i += 1 } }
   /** Estimate of the weight with timestamps >= lo. */
   def estimateFrom(lo: Long): Double
   def isEmpty: Boolean

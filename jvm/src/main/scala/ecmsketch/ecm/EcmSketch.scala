@@ -77,6 +77,7 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
   private[this] var batchCell: Array[Int] = null
   private[this] var batchOrder: Array[Int] = null
   private[this] var batchCounts: Array[Int] = null
+  private[this] var batchTs: Array[Long] = null
 
   /** Adds rows `[from, until)` of parallel arrays whose timestamps are sorted (non-decreasing and
     * not before the last timestamp). The result is identical to adding them one by one, but the
@@ -104,7 +105,8 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
     val m = n * d
     if (batchCell == null || batchCell.length < m) { batchCell = new Array[Int](m); batchOrder = new Array[Int](m) }
     if (batchCounts == null) batchCounts = new Array[Int](w * d + 1)
-    val cellOf = batchCell; val order = batchOrder; val counts = batchCounts
+    if (batchTs == null || batchTs.length < n) batchTs = new Array[Long](n)
+    val cellOf = batchCell; val order = batchOrder; val counts = batchCounts; val run = batchTs
     java.util.Arrays.fill(counts, 0)
     i = 0
     while (i < n) {
@@ -136,13 +138,20 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
       if (end > start) {
         var cell = cells(c)
         if (cell == null) { cell = family.create(); cells(c) = cell }
+        // runs of unit weights go to the cell as one sorted run (the same state as one by one)
+        var units = 0
         var k = start
         while (k < end) {
           val row = from + order(k)
           val v = vs(row)
-          if (v == 1L) cell.add(ts(row)) else cell.add(ts(row), v)
+          if (v == 1L) { run(units) = ts(row); units += 1 }
+          else {
+            if (units > 0) { cell.addSorted(run, units); units = 0 }
+            cell.add(ts(row), v)
+          }
           k += 1
         }
+        if (units > 0) cell.addSorted(run, units)
       }
       start = end
       c += 1

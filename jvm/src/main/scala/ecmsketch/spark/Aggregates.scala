@@ -4,7 +4,7 @@ import scala.collection.mutable.ArrayBuffer
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
-import org.apache.spark.sql.catalyst.expressions.{Expression, Literal}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, Literal}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{ImperativeAggregate, TypedImperativeAggregate}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
@@ -62,12 +62,23 @@ abstract class IngestAgg[S <: WindowSketch] extends TypedImperativeAggregate[Ing
 
   override def createAggregationBuffer(): Ingest[S] = new Ingest(ops, spec.window)
 
+  // How update reads ts and value: straight from the row when they are bound integral columns
+  // (no boxing), else through eval (see [[Column]]).
+  @transient private lazy val tsCol = Column.integral(ts)
+  @transient private lazy val valueCol = if (hasValue) Column.integral(value) else Column.Absent
+
   /** Adds the row's timestamp and weight under key fingerprint `fp`; NULL ts or value skips it. */
   protected final def addRow(buffer: Ingest[S], fp: Long, input: InternalRow): Unit = {
-    val t = ts.eval(input)
-    if (t == null) return
-    val v: Long = if (hasValue) { val x = value.eval(input); if (x == null) return; Args.longOf(x) } else 1L
-    buffer.add(fp, Args.longOf(t), v)
+    val tc = tsCol
+    val t: Long =
+      if (tc.ordinal >= 0) { if (input.isNullAt(tc.ordinal)) return; tc.read(input) }
+      else { val x = ts.eval(input); if (x == null) return; Args.longOf(x) }
+    val vc = valueCol
+    val v: Long =
+      if (vc eq Column.Absent) 1L
+      else if (vc.ordinal >= 0) { if (input.isNullAt(vc.ordinal)) return; vc.read(input) }
+      else { val x = value.eval(input); if (x == null) return; Args.longOf(x) }
+    buffer.add(fp, t, v)
   }
 
   override def merge(buffer: Ingest[S], input: Ingest[S]): Ingest[S] = DataErrors(fn) { buffer.absorb(input); buffer }
@@ -77,6 +88,41 @@ abstract class IngestAgg[S <: WindowSketch] extends TypedImperativeAggregate[Ing
   override def nullable: Boolean = false
   override def dataType: DataType = BinaryType
   override def defaultResult: Option[Literal] = Option(Literal.create(eval(createAggregationBuffer()), BinaryType))
+}
+
+/** An integral column read without boxing: `ordinal` >= 0 when the expression is a bound column
+  * reference of an integral, DATE or TIMESTAMP type (`read` then gives its value as a Long; the
+  * caller checks NULL first), -1 when it must go through `eval`.
+  */
+private[spark] final class Column(val ordinal: Int, kind: Int) extends Serializable {
+  @inline def read(row: InternalRow): Long = kind match {
+    case Column.LongKind => row.getLong(ordinal)
+    case Column.IntKind => row.getInt(ordinal).toLong
+    case Column.ShortKind => row.getShort(ordinal).toLong
+    case _ => row.getByte(ordinal).toLong
+  }
+}
+
+private[spark] object Column {
+  final val LongKind = 0
+  final val IntKind = 1
+  final val ShortKind = 2
+  final val ByteKind = 3
+  /** Not a bound column: read through eval. */
+  val Eval = new Column(-1, LongKind)
+  /** No such argument (an omitted weight). */
+  val Absent = new Column(-1, LongKind)
+
+  def integral(e: Expression): Column = e match {
+    case b: BoundReference => b.dataType match {
+      case LongType | TimestampType | TimestampNTZType => new Column(b.ordinal, LongKind)
+      case IntegerType | DateType => new Column(b.ordinal, IntKind)
+      case ShortType => new Column(b.ordinal, ShortKind)
+      case ByteType => new Column(b.ordinal, ByteKind)
+      case _ => Eval
+    }
+    case _ => Eval
+  }
 }
 
 /** Fingerprint of a STRING, BINARY or integral key value (as Spark holds it). */
@@ -123,9 +169,18 @@ case class EcmAgg(key: Expression, ts: Expression, window: Expression, epsilon: 
     keyKind; Args.checkValue(value, fn); spec; plan; hashSeed; arrivals; ops.create()
   }
 
-  override def update(buffer: Ingest[EcmSketch], input: InternalRow): Ingest[EcmSketch] = DataErrors(fn) {
-    val k = key.eval(input)
-    if (k != null) addRow(buffer, KeyPrint(keyKind, k), input)
+  @transient private lazy val keyCol = if (keyKind == KeyType.Long) Column.integral(key) else Column.Eval
+
+  override def update(buffer: Ingest[EcmSketch], input: InternalRow): Ingest[EcmSketch] = {
+    try {
+      val kc = keyCol
+      if (kc.ordinal >= 0) {
+        if (!input.isNullAt(kc.ordinal)) addRow(buffer, Hashing.fingerprintLong(kc.read(input)), input)
+      } else {
+        val k = key.eval(input)
+        if (k != null) addRow(buffer, KeyPrint(keyKind, k), input)
+      }
+    } catch { case e: SketchException => DataErrors(fn)(throw e) }
     buffer
   }
 

@@ -224,11 +224,47 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     expire(ts)
     if (levels == 0) { ensureLevel(0); levels = 1; if (_lowerTs == Long.MaxValue) _lowerTs = ts }
     _total += v
-    // Incoming buckets for the current level: explicit ends `inc(0 until incN)` (oldest first),
-    // followed by `run` buckets ending at ts.
-    var inc = bufP
-    var incN = 0
-    var run = v
+    carry(bufP, 0, ts, v)
+  }
+
+  /** Registers one arrival at each of `ts(0 until n)` (non-decreasing, not before the last
+    * timestamp): the same state as `n` calls of `add(ts(i))`, computed level by level (each level
+    * receives the ends carried up from the level below as one sorted run). When a bucket might
+    * expire during the run (the window is shorter than the span from the oldest bucket to the
+    * run's last timestamp), the arrivals are added one by one instead, so expiry happens exactly
+    * where it would. `ts` is not kept.
+    */
+  override def addSorted(ts: Array[Long], n: Int): Unit = {
+    if (n <= 0) return
+    val first = ts(0); val last = ts(n - 1)
+    if (first < _lastTs) checkOrder(first)
+    if (n < 4 || Long.MaxValue - _total < n || mayExpire(first, last)) {
+      var i = 0
+      while (i < n) { add(ts(i)); i += 1 }
+      return
+    }
+    _lastTs = last
+    if (levels == 0) { ensureLevel(0); levels = 1; if (_lowerTs == Long.MaxValue) _lowerTs = first }
+    _total += n
+    carry(ts, n, last, 0L)
+  }
+
+  /** Whether adding arrivals from `first` to `last` could drop a bucket (then arrivals go one by one). */
+  private def mayExpire(first: Long, last: Long): Boolean =
+    !unbounded && last >= Long.MinValue + window && {
+      val bound = last - window
+      first <= bound || (levels > 0 && oldestEnd(levels - 1) <= bound)
+    }
+
+  /** Pushes, into level 0, the explicit bucket ends `inc(0 until incN)` (oldest first) followed by
+    * `run` buckets ending at `ts`, and carries up: a level over its cap merges its oldest buckets in
+    * pairs (each pair ends at its newer end) and passes those pairs on, oldest first, to the next
+    * level. The result is the state of pushing the buckets one at a time.
+    */
+  private def carry(inc0: Array[Long], incN0: Int, ts: Long, run0: Long): Unit = {
+    var inc = inc0
+    var incN = incN0
+    var run = run0
     var level = 0
     var done = false
     while (!done) {
@@ -237,38 +273,41 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
       val maxK = config.maxAt(level)
       val a = s + incN // materialized prefix: the level's buckets, then the explicit incoming ones
       if (a.toLong + run <= maxK.toLong) {
-        var j = 0
-        while (j < incN) { pushNewest(level, inc(j)); j += 1 }
-        var r = run
-        while (r > 0) { pushNewest(level, ts); r -= 1 }
+        appendAll(level, inc, incN)
+        appendRun(level, ts, run.toInt)
         done = true
       } else {
         val n = a.toLong + run
         val m = (n - maxK + 1) / 2 // pair merges; leaves n - 2m in {maxK - 1, maxK} = {k_i, k_i + 1}
-        // The sequence, oldest first: seq(0 until a), then `run` buckets ending at ts.
-        if (seqBuf.length < a) seqBuf = new Array[Long](math.max(a, 2 * seqBuf.length))
-        val seq = seqBuf
-        var j = 0
-        while (j < s) { seq(j) = endAt(level, j); j += 1 }
-        j = 0
-        while (j < incN) { seq(s + j) = inc(j); j += 1 }
-        // pair p merges seq(2p) and seq(2p+1); its end is the newer one, seq(2p+1) or ts
+        // The sequence, oldest first: the level's s buckets, inc(0 until incN), then `run` buckets
+        // ending at ts. Pair p merges items 2p and 2p + 1; its end is the newer one.
         val explicitPairs = math.min(m, (a / 2).toLong).toInt
         var out = if (inc eq bufP) bufQ else bufP
         if (out.length < explicitPairs) {
           out = new Array[Long](math.max(explicitPairs, 2 * out.length))
           if (inc eq bufP) bufQ = out else bufP = out
         }
-        j = 0
-        while (j < explicitPairs) { out(j) = seq(2 * j + 1); j += 1 }
+        val r = rings(level)
+        val h = heads(level)
+        var j = 0
+        while (j < explicitPairs) {
+          val q = 2 * j + 1
+          out(j) = if (q < s) { var i = h + q; if (i >= r.length) i -= r.length; r(i) } else inc(q - s)
+          j += 1
+        }
         val nextRun = m - explicitPairs
-        // this level keeps the newest n - 2m buckets of the sequence
-        heads(level) = 0; sizes(level) = 0
+        // this level keeps the newest n - 2m items of the sequence
         val from = 2 * m
-        var idx = from
-        while (idx < a) { pushNewest(level, seq(idx.toInt)); idx += 1 }
-        var rest = n - math.max(from, a.toLong)
-        while (rest > 0) { pushNewest(level, ts); rest -= 1 }
+        if (from <= s) {
+          var nh = h + from.toInt
+          if (nh >= r.length) nh -= r.length
+          heads(level) = nh; sizes(level) = s - from.toInt
+          appendAll(level, inc, incN)
+        } else {
+          heads(level) = 0; sizes(level) = 0
+          if (from < a) appendRange(level, inc, (from - s).toInt, incN)
+        }
+        appendRun(level, ts, (n - math.max(from, a.toLong)).toInt)
         inc = out; incN = explicitPairs; run = nextRun
         level += 1
         if (incN == 0 && run == 0) done = true
@@ -276,10 +315,57 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     }
   }
 
+  /** Makes the ring of `level` hold at least `need` buckets (its buckets laid out from index 0 if it grows). */
+  private def reserve(level: Int, need: Int): Array[Long] = {
+    var r = rings(level)
+    if (need > r.length) {
+      val c = math.min(config.capAt(level), math.max(need, 2 * r.length))
+      if (need > c) throw new IllegalStateException(s"level $level ring is full")
+      val nr = new Array[Long](c)
+      val h = heads(level); val s = sizes(level)
+      val first = math.min(s, r.length - h)
+      System.arraycopy(r, h, nr, 0, first)
+      System.arraycopy(r, 0, nr, first, s - first)
+      rings(level) = nr; heads(level) = 0
+      if (level == 0) r0 = nr
+      r = nr
+    }
+    r
+  }
+
+  @inline private def appendAll(level: Int, src: Array[Long], cnt: Int): Unit = appendRange(level, src, 0, cnt)
+
+  /** Appends `src(from until until)` as the newest buckets of `level`. */
+  private def appendRange(level: Int, src: Array[Long], from: Int, until: Int): Unit = {
+    val cnt = until - from
+    if (cnt > 0) {
+      val s = sizes(level)
+      val r = reserve(level, s + cnt)
+      var i = heads(level) + s
+      if (i >= r.length) i -= r.length
+      val first = math.min(cnt, r.length - i)
+      System.arraycopy(src, from, r, i, first)
+      System.arraycopy(src, from + first, r, 0, cnt - first)
+      sizes(level) = s + cnt
+    }
+  }
+
+  /** Appends `cnt` buckets ending at `ts` as the newest of `level`. */
+  private def appendRun(level: Int, ts: Long, cnt: Int): Unit = if (cnt > 0) {
+    val s = sizes(level)
+    val r = reserve(level, s + cnt)
+    var i = heads(level) + s
+    if (i >= r.length) i -= r.length
+    val first = math.min(cnt, r.length - i)
+    java.util.Arrays.fill(r, i, i + first, ts)
+    java.util.Arrays.fill(r, 0, cnt - first, ts)
+    sizes(level) = s + cnt
+  }
+
+
   // Scratch buffers of weighted adds (an EH is not thread-safe).
   private var bufP: Array[Long] = EmptyLongs
   private var bufQ: Array[Long] = EmptyLongs
-  private var seqBuf: Array[Long] = EmptyLongs
 
   // ---------------------------------------------------------------- queries
 

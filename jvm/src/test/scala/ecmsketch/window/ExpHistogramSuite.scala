@@ -111,6 +111,35 @@ class ExpHistogramSuite extends AnyFunSuite {
     }
   }
 
+  test("sorted runs and weighted adds equal unit adds one by one (identical state, with expiry)") {
+    val rnd = new Random(11)
+    for (eps <- epsilons :+ 0.005; window <- windows; trial <- 0 until 4) {
+      val a = new ExpHistogram(EhConfig(eps, window))
+      val b = new ExpHistogram(EhConfig(eps, window))
+      var t = rnd.nextInt(1000).toLong
+      for (step <- 0 until 80) {
+        rnd.nextInt(3) match {
+          case 0 => // a sorted run
+            val n = 1 + rnd.nextInt(if (rnd.nextBoolean()) 8 else 600)
+            val ts = Array.fill(n) { t = nextTs(rnd, t); t }
+            a.addSorted(ts, n)
+            ts.foreach(b.add)
+          case 1 => // a weighted add past the unit-add shortcut
+            t = nextTs(rnd, t)
+            val v = ExpHistogram.SmallWeight + 1 + rnd.nextInt(3000)
+            a.add(t, v)
+            var i = 0L; while (i < v) { b.add(t); i += 1 }
+          case _ =>
+            t = nextTs(rnd, t); a.add(t); b.add(t)
+        }
+        val where = s"eps=$eps window=$window trial=$trial step=$step"
+        assert(a.toString == b.toString, where)
+        assert(a.lowerTs == b.lowerTs && a.lastTs == b.lastTs && a.total == b.total, where)
+        a.checkInvariants()
+      }
+    }
+  }
+
   test("a huge weight costs O(log v), not O(v)") {
     val h = new ExpHistogram(EhConfig(0.01, Long.MaxValue))
     h.add(1, 1L << 60)

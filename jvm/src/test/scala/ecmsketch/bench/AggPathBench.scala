@@ -1,0 +1,50 @@
+package ecmsketch.bench
+
+import ecmsketch.core.{KeyType, WindowSpec}
+import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
+import ecmsketch.hash.Hashing
+import ecmsketch.ingest.{Ingest, SketchOps}
+
+/** The work of `ecm_agg(key, ts, 1000000, eps, eps)` over the Spark benchmark's rows without Spark:
+  * `parts` partial aggregates (one Ingest per partition, time-ordered rows, one merge level planned
+  * as in Spark), their serialization, and the final n-way merge and encoding. Prints the seconds of
+  * each phase (medians of `reps`). Run with sbt "Test/runMain ecmsketch.bench.AggPathBench [rows] [reps] [eps,eps]".
+  */
+object AggPathBench {
+  def main(args: Array[String]): Unit = {
+    val n = if (args.length > 0) args(0).toInt else 10000000
+    val reps = if (args.length > 1) args(1).toInt else 5
+    val parts = 8
+    val keys = CoreBench.zipfKeys(n, 100000, 1.1, 3)
+    val fps = keys.map(Hashing.fingerprintLong)
+    val ts = Array.tabulate(n)(i => (i / 10).toLong)
+    val spec = WindowSpec(countWindow = false, tsMicros = false, window = 1000000L)
+    val epsList = if (args.length > 2) args(2).split(",").toSeq.map(_.toDouble) else Seq(0.1, 0.01)
+    for (eps <- epsList) {
+      val plan = Planner.plan(eps, eps, QueryKind.Point, 1)
+      val ops = new SketchOps.Ecm(() => EcmSketch.create(spec, plan, EcmSketch.DefaultSeed), KeyType.Long)
+      val ingestT, serT, finalT = new Array[Double](reps)
+      var bytes = 0
+      for (r <- 0 until reps) {
+        val t0 = System.nanoTime()
+        val bundles = (0 until parts).map { p =>
+          val ing = new Ingest(ops, spec.window)
+          var i = p * (n / parts); val end = (p + 1) * (n / parts)
+          while (i < end) { ing.add(fps(i), ts(i), 1L); i += 1 }
+          ing
+        }
+        val t1 = System.nanoTime()
+        val ser = bundles.map(_.serialize())
+        val t2 = System.nanoTime()
+        val fin = new Ingest(ops, spec.window)
+        ser.foreach(b => fin.absorb(Ingest.deserialize(ops, spec.window, b)))
+        bytes = ops.encode(fin.result()).length
+        val t3 = System.nanoTime()
+        ingestT(r) = (t1 - t0) / 1e9; serT(r) = (t2 - t1) / 1e9; finalT(r) = (t3 - t2) / 1e9
+      }
+      def med(a: Array[Double]) = CoreBench.median(a.toSeq)
+      println(f"eps=$eps%.2f ${plan.width}x${plan.depth} cellEps=${plan.cellEpsilon}%.4f: ingest ${med(ingestT)}%.3f s " +
+        f"(${n / med(ingestT) / 1e6}%.1f M rows/s), serialize ${med(serT)}%.3f s, final merge+encode ${med(finalT)}%.3f s, $bytes bytes")
+    }
+  }
+}
