@@ -633,6 +633,22 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
 
   private def normalizeLevel(lv: Level): Unit = { if (lv.dirty) compact(lv); expireClean(lv) }
 
+  /** Normalizes, then shrinks every level's arrays to its live entries and drops the empty
+    * insertion buffer, so a finished wave holds no spare capacity (logs grow up to 2 * capacity
+    * between compactions). Called before encoding; the next insertion regrows what it needs.
+    */
+  private[rwave] def trimToSize(): Unit = {
+    normalize()
+    if (pN == 0) { pIds = null; pTs = null }
+    trimLevel(level0)
+    foreachLevel((_, _, lv) => trimLevel(lv))
+  }
+
+  private def trimLevel(lv: Level): Unit = {
+    val m = math.max(4, lv.n)
+    if (lv.ts.length > m) { lv.ts = java.util.Arrays.copyOf(lv.ts, m); lv.ids = java.util.Arrays.copyOf(lv.ids, m) }
+  }
+
   // ---------------------------------------------------------------- queries
 
   /** Number of entries of a clean level with ts >= lo. */

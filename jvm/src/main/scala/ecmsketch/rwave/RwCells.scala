@@ -61,7 +61,7 @@ object RwCells {
   }
 
   private[rwave] def writeWave(w: RandWave, out: ByteWriter, base: Long): Unit = {
-    w.normalize()
+    w.trimToSize() // normalizes; an encoded wave is usually finished, so its spare capacity goes
     val l0 = w.level0
     val n0 = l0.n
     out.putVarLong(n0)

@@ -57,6 +57,25 @@ class RwCodecSuite extends AnyFunSuite {
   /** A wave whose level 0 is full, so per-instance lists are present. */
   def fullWave(cfg: RwConfig, n: Int = 5000): (RandWave, Stream) = { val s = allDistinct(n, 0); (build(cfg, s), s) }
 
+  test("encoding trims every level to its live entries; adding after encoding matches a wave never encoded") {
+    val rnd = new Random(7)
+    for ((name, cfg, s) <- streams(rnd)) {
+      val half = s.length / 2
+      val w = build(cfg, s.take(half)); val plain = build(cfg, s.take(half))
+      val base = s.head._2
+      encode(w, base)
+      def slack(lv: Level): Int = lv.ts.length - math.max(4, lv.n)
+      assert(slack(w.level0) == 0, s"$name level 0")
+      var extra = 0
+      w.foreachLevel((_, _, lv) => extra += slack(lv))
+      assert(extra == 0, s"$name: $extra spare entries after encoding")
+      s.drop(half).foreach { case (id, t) => w.addItem(id, t); plain.addItem(id, t) }
+      w.checkInvariants()
+      assert(java.util.Arrays.equals(encode(w, base), encode(plain, base)), name)
+      for (lo <- boundaries(s, w.lastTs, cfg.window)) assert(w.estimateFrom(lo) == plain.estimateFrom(lo), s"$name lo=$lo")
+    }
+  }
+
   test("fuzzed, truncated and tampered bytes only throw 'corrupt sketch: ...'") {
     val rnd = new Random(2)
     var accepted = 0; var rejected = 0
