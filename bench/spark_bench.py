@@ -8,6 +8,8 @@ import json
 import os
 import statistics
 
+from pyspark.sql import functions as F
+
 from _common import session, timed  # noqa: E402  (bench/ is the script's directory)
 
 ROWS = int(os.environ.get("BENCH_ROWS", "10000000"))
@@ -16,6 +18,9 @@ CMS_01 = "count_min_sketch (Spark, eps=0.1, conf=0.9)"
 ECM_01 = "ecm_agg (window 1e6, eps=0.1, delta=0.1)"
 CMS_001 = "count_min_sketch (Spark, eps=0.01, conf=0.99)"
 ECM_001 = "ecm_agg (window 1e6, eps=0.01, delta=0.01)"
+ECM_REV = "ecm_agg (eps=0.1), rows reversed in each partition"
+ECM_SHUF = "ecm_agg (eps=0.1), rows shuffled in each partition"
+CMS_SHUF = "count_min_sketch (eps=0.1), rows shuffled in each partition"
 
 
 def main() -> None:
@@ -24,11 +29,20 @@ def main() -> None:
                          cast(id / 10 AS BIGINT) AS ts,
                          cast(rand(5) * 1000000 AS BIGINT) AS u FROM range(0, {ROWS}, 1, 8)""").cache().createOrReplaceTempView("ev")
     spark.table("ev").count()
+    # the same rows in other orders inside each of 8 partitions (issue 8 §3): reversed, and shuffled
+    # (range-partitioned on a random number, as after a sort or shuffle on another column)
+    spark.table("ev").sortWithinPartitions(F.col("ts").desc()).cache().createOrReplaceTempView("ev_rev")
+    spark.table("ev").repartitionByRange(8, F.rand(7)).sortWithinPartitions(F.rand(11)).cache().createOrReplaceTempView("ev_shuf")
+    spark.table("ev_rev").count()
+    spark.table("ev_shuf").count()
     queries = {
         "count_min_sketch (Spark, eps=0.1, conf=0.9)": "SELECT length(count_min_sketch(key, 0.1D, 0.9D, 1)) FROM ev",
         "ecm_agg (window 1e6, eps=0.1, delta=0.1)": "SELECT length(ecm_agg(key, ts, 1000000, 0.1, 0.1)) FROM ev",
         CMS_001: "SELECT length(count_min_sketch(key, 0.01D, 0.99D, 1)) FROM ev",
         ECM_001: "SELECT length(ecm_agg(key, ts, 1000000, 0.01, 0.01)) FROM ev",
+        ECM_REV: "SELECT length(ecm_agg(key, ts, 1000000, 0.1, 0.1)) FROM ev_rev",
+        ECM_SHUF: "SELECT length(ecm_agg(key, ts, 1000000, 0.1, 0.1)) FROM ev_shuf",
+        CMS_SHUF: "SELECT length(count_min_sketch(key, 0.1D, 0.9D, 1)) FROM ev_shuf",
         "eh_agg (window 1e6, eps=0.1)": "SELECT length(eh_agg(ts, 1000000, 0.1)) FROM ev",
         "count(*) (scan baseline)": "SELECT count(*) FROM ev",
         "approx_count_distinct (Spark, rsd=0.05)": "SELECT approx_count_distinct(key) FROM ev",
@@ -63,6 +77,18 @@ def main() -> None:
         ecm_ratios[eps] = round(cms_s / ecm_s, 3)
         lines += ["", f"ecm_agg vs count_min_sketch at eps = delta = {eps}: {ROWS / ecm_s:,.0f} vs {ROWS / cms_s:,.0f} rows/s "
                       f"= {cms_s / ecm_s:.2f}x (aim >= 0.7x)"]
+    # row order: the certified bound and the speed for time-ordered, reversed and shuffled partitions
+    lines += ["", "| row order inside partitions (eps = delta = 0.1, window covers every row) | merge depth | error_bound | rows/s | vs count_min_sketch on the same rows |",
+              "|---|---|---|---|---|"]
+    order_rows = []
+    for label, view, q, cms_q in (("time order", "ev", ECM_01, CMS_01), ("reversed", "ev_rev", ECM_REV, CMS_01),
+                                  ("shuffled", "ev_shuf", ECM_SHUF, CMS_SHUF)):
+        info = spark.sql(f"SELECT sketch_info(ecm_agg(key, ts, 1000000, 0.1, 0.1)) AS i FROM {view}").first().i
+        med = statistics.median(times[q])
+        r = {"order": label, "merge_depth": info.merge_depth, "error_bound": round(info.error_bound, 4),
+             "rows_per_s": round(ROWS / med), "vs_count_min_sketch": round(statistics.median(times[cms_q]) / med, 3)}
+        order_rows.append(r)
+        lines.append(f"| {label} | {r['merge_depth']} | {r['error_bound']:.4f} | {r['rows_per_s']:,} | {r['vs_count_min_sketch']:.2f}x |")
     # distinct counts: distinct_agg beside approx_count_distinct, both against the exact count
     last = spark.sql("SELECT max(ts) AS m FROM ev").first().m
     errs = []
@@ -98,7 +124,7 @@ def main() -> None:
     with open(os.path.join(out, "spark.md"), "w") as f:
         f.write(text + "\n")
     with open(os.path.join(out, "spark.json"), "w") as f:
-        json.dump({"rows": ROWS, "runs": RUNS, "results": rows, "ecm_vs_cms": ecm_ratios, "distinct_errors": errs,
+        json.dump({"rows": ROWS, "runs": RUNS, "results": rows, "ecm_vs_cms": ecm_ratios, "row_order": order_rows, "distinct_errors": errs,
                    "bytes": {"count_min_sketch": sizes.cms, "ecm_agg": sizes.ecm, "distinct_agg": dbytes}}, f, indent=2)
     spark.stop()
 
