@@ -103,7 +103,11 @@ abstract class WindowSketch {
     _mergeDepth = o._mergeDepth; _firstTs = o._firstTs; _lastTs = o._lastTs; _count = o._count; _hasRows = o._hasRows
   }
 
-  /** Clock and depth of the merge of `inputs`, of which `contributing` hold retained buckets. */
+  /** Clock and depth of the merge of `inputs`, of which `contributing` hold retained buckets. When a
+    * contributing input has cells of another epsilon than this sketch's (a "mixed" merge of a plan's
+    * runs and its fine side runs, docs/DESIGN.md "Rows in any order"), the depth is
+    * [[Bounds.mixedMergeDepth]]: the inputs' bounds expressed as a depth at this cell epsilon, plus one.
+    */
   protected def mergeStateFrom(inputs: Seq[WindowSketch], contributing: Seq[WindowSketch]): Unit = {
     val withRows = inputs.filter(_._hasRows)
     _hasRows = withRows.nonEmpty
@@ -116,7 +120,9 @@ abstract class WindowSketch {
     }
     _count = c
     _mergeDepth =
-      if (contributing.size <= 1) contributing.headOption.map(_._mergeDepth).getOrElse(inputs.map(_._mergeDepth).max)
+      if (contributing.exists(_.cellEpsilon != cellEpsilon))
+        Bounds.mixedMergeDepth(cellEpsilon, contributing.map(s => (s.cellEpsilon, s._mergeDepth)))
+      else if (contributing.size <= 1) contributing.headOption.map(_._mergeDepth).getOrElse(inputs.map(_._mergeDepth).max)
       else contributing.map(_._mergeDepth).max + 1
     if (_mergeDepth > 65535) throw new SketchException("merge depth exceeds 65535")
   }

@@ -58,8 +58,6 @@ object DwSketch {
     val w = DetWave.merge(sketches.map(_.wave), DwConfig(target.cellEpsilon, target.spec.window, u))
     val out = new DwSketch(target.spec, target.epsilon, target.plannedLevels, target.cellEpsilon, w)
     out.mergeStateFrom(sketches, contributing)
-    if (contributing.exists(_.cellEpsilon != target.cellEpsilon))
-      out._mergeDepth = Bounds.mixedMergeDepth(target.cellEpsilon, contributing.map(s => (s.cellEpsilon, s.mergeDepth)))
     out
   }
 

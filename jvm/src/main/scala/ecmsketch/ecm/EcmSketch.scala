@@ -3,7 +3,7 @@ package ecmsketch.ecm
 import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCharsets}
 import java.nio.ByteBuffer
 
-import ecmsketch.core.{Bounds, ByteReader, CellFamily, CellParams, KeyType, KeyedSketch, Registry, SketchException, SketchHeader, WindowCounter,
+import ecmsketch.core.{ByteReader, CellFamily, CellParams, KeyType, KeyedSketch, Registry, SketchException, SketchHeader, WindowCounter,
   WindowSketch, WindowSpec}
 import ecmsketch.hash.Hashing
 
@@ -539,8 +539,6 @@ object EcmSketch {
     val out = new EcmSketch(outParams, family, cells)
     out._keyType = keyType
     out.mergeStateFrom(sketches, contributing)
-    if (contributing.exists(_.cellEpsilon != plan.cellEpsilon))
-      out._mergeDepth = Bounds.mixedMergeDepth(plan.cellEpsilon, contributing.map(s => (s.cellEpsilon, s.mergeDepth)))
     if (!out.isEmpty) {
       i = 0
       while (i < n) { val c = cells(i); if (c != null) { c.advanceTo(out.lastTs); if (c.isEmpty) cells(i) = null }; i += 1 }

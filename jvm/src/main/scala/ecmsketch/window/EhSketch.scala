@@ -49,8 +49,6 @@ object EhSketch {
     val h = ExpHistogram.merge(sketches.map(_.hist), target.hist.config)
     val out = new EhSketch(target.spec, target.epsilon, target.plannedLevels, target.cellEpsilon, h)
     out.mergeStateFrom(sketches, contributing)
-    if (contributing.exists(_.cellEpsilon != target.cellEpsilon))
-      out._mergeDepth = Bounds.mixedMergeDepth(target.cellEpsilon, contributing.map(s => (s.cellEpsilon, s.mergeDepth)))
     out
   }
 
