@@ -19,6 +19,8 @@ import ecmsketch.ingest.{Ingest, SketchOps}
 final class DyadicOps(factory: () => DyadicSketch, domain: Int) extends SketchOps[DyadicSketch] {
   def create(): DyadicSketch = { val s = factory(); s.setKeyDomain(domain); s }
   def add(s: DyadicSketch, u: Long, ts: Long, v: Long): Unit = s.addIndex(u, ts, v)
+  override def addSorted(s: DyadicSketch, us: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit =
+    s.addSortedBatch(us, ts, vs, from, until)
   def merge(xs: Seq[DyadicSketch]): DyadicSketch = DyadicKind.mergeSameStream(xs)
   def encode(s: DyadicSketch): Array[Byte] = Codec.encode(DyadicKind, s)
   def decode(b: Array[Byte]): DyadicSketch = Codec.decodeAs(DyadicKind, b)

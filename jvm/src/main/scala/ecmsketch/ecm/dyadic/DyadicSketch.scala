@@ -4,6 +4,7 @@ import scala.collection.mutable.ArrayBuffer
 
 import ecmsketch.core.{Bounds, CellParams, KeyType, Registry, SketchException, WindowSketch, WindowSpec}
 import ecmsketch.ecm.{EcmPlan, EcmSketch, Planner, QueryKind}
+import ecmsketch.hash.Hashing
 
 /** An answer with the interval its certified bound allows: lower <= true value <= upper (with the
   * probability stated in docs/DESIGN.md, "Dyadic ECM-sketch").
@@ -106,6 +107,49 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
     addChecked(u, ts, v)
   }
 
+
+  // scratch space of addSortedBatch: one level's fingerprints (a sketch is not thread-safe)
+  private[this] var batchFps: Array[Long] = null
+
+  /** Adds rows `[from, until)` of parallel arrays of universe indexes, time-sorted timestamps and
+    * weights. The result (and any error, after the rows before the bad one) is identical to
+    * [[addIndex]] row by row, but each level takes the whole batch at once
+    * ([[EcmSketch.addSortedBatch]]: its cells are updated one sorted run at a time).
+    */
+  def addSortedBatch(us: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit = {
+    val n = until - from
+    if (n <= 0) return
+    var sum = 0L
+    var prev = _lastTs
+    var seen = _hasRows
+    val strict = spec.countWindow
+    var i = from
+    while (i < until) {
+      val u = us(i); val t = ts(i); val v = vs(i)
+      if ((universeBits < 64 && (u >>> universeBits) != 0L) || t < prev || (strict && seen && t == prev) || v < 0 ||
+          sum > Long.MaxValue - v || _count > Long.MaxValue - sum - v) {
+        // the row-by-row path adds the rows before the bad one and throws its exact error
+        var k = from; while (k < until) { addIndex(us(k), ts(k), vs(k)); k += 1 }; return
+      }
+      sum += v; prev = t; seen = true; i += 1
+    }
+    // the scratch array is indexed like ts and vs ([from, until))
+    if (batchFps == null || batchFps.length < until) batchFps = new Array[Long](math.max(until, 256))
+    val fps = batchFps
+    var l = 0
+    while (l <= universeBits) {
+      var k = from
+      while (k < until) { fps(k) = Hashing.fingerprintLong(prefix(us(k), l)); k += 1 }
+      val lv = levels(l)
+      lv.setKeyType(KeyType.Long) // what lv.add(prefix, ts, v) records
+      lv.addSortedBatch(fps, ts, vs, from, until)
+      l += 1
+    }
+    _hasRows = true
+    if (ts(from) < _firstTs) _firstTs = ts(from)
+    _lastTs = ts(until - 1)
+    _count += sum
+  }
 
   private def addChecked(u: Long, ts: Long, v: Long): Unit = {
     var i = 0

@@ -3,7 +3,7 @@ package ecmsketch.ecm.dyadic
 import org.scalatest.funsuite.AnyFunSuite
 
 import ecmsketch.Oracle
-import ecmsketch.core.{CellFamily, SketchException, WindowSpec}
+import ecmsketch.core.{CellFamily, Codec, SketchException, WindowSpec}
 
 import scala.util.Random
 
@@ -268,6 +268,64 @@ class DyadicSuite extends AnyFunSuite {
     assert(r.lower <= exact && exact <= r.upper, s"$r vs $exact")
     assert(intercept[SketchException](s.quantile(0.5, null, null)).getMessage.contains("double keys"))
   }
+
+  test("sorted batches give the same sketch as rows one by one (several universes, weights, equal timestamps, expiry)") {
+    val rnd = new Random(41)
+    var compared = 0
+    for (bits <- Seq(1, 3, 16, 33, 63, 64); strict <- Seq(false, true); cell <- Seq(CellFamily.ExpHistogramId, CellFamily.DetWaveId)) {
+      val sp = WindowSpec(countWindow = strict, tsMicros = false, window = if (strict) 2000 else 300)
+      val a = DyadicSketch.create(sp, 0.1, 0.05, cellKind = cell, universeBits = bits, maxArrivals = if (cell == CellFamily.DetWaveId) 1L << 40 else ecmsketch.core.CellParams.Unbounded)
+      val b = DyadicSketch.create(sp, 0.1, 0.05, cellKind = cell, universeBits = bits, maxArrivals = if (cell == CellFamily.DetWaveId) 1L << 40 else ecmsketch.core.CellParams.Unbounded)
+      var t = 0L
+      // batches below and above EcmSketch's grouping threshold (256 rows), read at an offset
+      for (n <- Seq(1, 100, 300, 3000, 257, 5000)) {
+        val off = rnd.nextInt(7)
+        val (us, ts, vs) = indexStream(rnd, n + off, bits, t, 4, strict)
+        t = ts.last
+        var i = off; while (i < n + off) { a.addIndex(us(i), ts(i), vs(i)); i += 1 }
+        b.addSortedBatch(us, ts, vs, off, n + off)
+        assert(encoded(a) == encoded(b), s"bits $bits strict $strict cell $cell after a batch of $n")
+        assert(a.count == b.count && a.lastTs == b.lastTs && a.firstTs == b.firstTs)
+        compared += 1
+      }
+      assert(a.count > 0 && a.nonEmptyCells == b.nonEmptyCells)
+    }
+    assert(compared == 6 * 2 * 2 * 6)
+  }
+
+  test("sorted batches refuse bad rows with the row-by-row error, after adding the rows before them") {
+    val rnd = new Random(42)
+    val bits = 12
+    val bads = Seq[(String, (Array[Long], Array[Long], Array[Long], Int) => Unit)](
+      "outside" -> ((us, _, _, p) => us(p) = 1L << bits),
+      "decreasing" -> ((_, ts, _, p) => ts(p) = ts(p - 1) - 1),
+      "negative" -> ((_, _, vs, p) => vs(p) = -3L),
+      "overflow" -> ((_, _, vs, p) => vs(p) = Long.MaxValue - 5))
+    for ((what, spoil) <- bads; n <- Seq(50, 2000); strict <- Seq(false, true)) {
+      val sp = WindowSpec(countWindow = strict, tsMicros = false, window = 500)
+      val a = DyadicSketch.create(sp, 0.1, 0.05, universeBits = bits)
+      val b = DyadicSketch.create(sp, 0.1, 0.05, universeBits = bits)
+      val (us0, ts0, vs0) = indexStream(rnd, 300, bits, 0L, 3, strict)
+      a.addSortedBatch(us0, ts0, vs0, 0, 300); b.addSortedBatch(us0, ts0, vs0, 0, 300)
+      val (us, ts, vs) = indexStream(rnd, n, bits, ts0.last + 1, 3, strict)
+      val p = 1 + rnd.nextInt(n - 1)
+      spoil(us, ts, vs, p)
+      val ea = intercept[SketchException] { var i = 0; while (i < n) { a.addIndex(us(i), ts(i), vs(i)); i += 1 } }
+      val eb = intercept[SketchException] { b.addSortedBatch(us, ts, vs, 0, n) }
+      assert(ea.getMessage == eb.getMessage, s"$what n $n")
+      assert(encoded(a) == encoded(b), s"$what n $n: state after the error")
+    }
+    // an equal timestamp in a count window
+    val sp = WindowSpec(countWindow = true, tsMicros = false, window = 500)
+    val a = DyadicSketch.create(sp, 0.1, 0.05, universeBits = bits)
+    val b = DyadicSketch.create(sp, 0.1, 0.05, universeBits = bits)
+    val (us, ts, vs) = indexStream(rnd, 1000, bits, 0L, 3, strict = true)
+    ts(700) = ts(699); var i = 701; while (i < 1000) { ts(i) = ts(i - 1) + 1; i += 1 }
+    val ea = intercept[SketchException] { var i = 0; while (i < 1000) { a.addIndex(us(i), ts(i), vs(i)); i += 1 } }
+    val eb = intercept[SketchException] { b.addSortedBatch(us, ts, vs, 0, 1000) }
+    assert(ea.getMessage == eb.getMessage && ea.getMessage.contains("twice"))
+    assert(encoded(a) == encoded(b) && a.count == b.count)
+  }
 }
 
 object DyadicSuite {
@@ -276,6 +334,19 @@ object DyadicSuite {
     var recallNum = 0; var recallDen = 0; var topNum = 0; var topDen = 0
     var rangeErr = 0.0; var rankErr = 0.0
   }
+
+  /** A time-sorted stream of universe indexes (a few hot ones, some random), runs of equal timestamps, some weights != 1. */
+  def indexStream(rnd: Random, n: Int, bits: Int, t0: Long, step: Int, strict: Boolean): (Array[Long], Array[Long], Array[Long]) = {
+    def any(): Long = if (bits >= 64) rnd.nextLong() else rnd.nextLong() >>> (64 - bits)
+    val hot = Array.fill(5)(any())
+    val us = Array.fill(n)(if (rnd.nextInt(3) == 0) any() else hot(rnd.nextInt(hot.length)))
+    var t = t0
+    val ts = Array.fill(n) { t += (if (strict) 1 + rnd.nextInt(step) else if (rnd.nextInt(3) == 0) rnd.nextInt(step) else 0); t }
+    val vs = Array.fill(n)(rnd.nextInt(10) match { case 0 => 0L; case 1 => 2L + rnd.nextInt(1000); case _ => 1L })
+    (us, ts, vs)
+  }
+
+  def encoded(s: DyadicSketch): Seq[Byte] = Codec.encode(DyadicKind, s).toSeq
 
   /** A Zipf(1) stream over `keys` signed keys scattered over the universe, with bursty timestamps. */
   def zipf(rnd: Random, n: Int, keys: Int, bits: Int, idRnd: Option[Random] = None): Seq[(Long, Long, Long)] = {
