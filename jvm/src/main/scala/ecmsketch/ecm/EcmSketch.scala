@@ -472,23 +472,32 @@ object EcmSketch {
     if (contributing.size == 1 || sketches.size == 1) {
       val src = contributing.headOption.getOrElse(first)
       while (i < n) { val c = src.cells(i); cells(i) = if (c == null) null else src.family.merge(Seq(c)); i += 1 }
-    } else {
-      val buf = new Array[WindowCounter](contributing.size)
-      while (i < n) {
-        var k = 0; var nonNull = 0
-        while (k < contributing.size) { val c = contributing(k).cells(i); buf(k) = c; if (c != null) nonNull += 1; k += 1 }
-        cells(i) = if (nonNull == 0) null else family.merge(buf.toSeq.filter(_ != null))
-        i += 1
-      }
+    } else mergeCells(contributing, family, cells)
+    finishMerge(new EcmSketch(outParams, family, cells), keyType, sketches, contributing)
+  }
+
+  /** Cell i of `out` = the n-way merge into `family` of cell i of every contributing sketch. */
+  private def mergeCells(contributing: IndexedSeq[EcmSketch], family: CellFamily, out: Array[WindowCounter]): Unit = {
+    val buf = new Array[WindowCounter](contributing.size)
+    var i = 0
+    while (i < out.length) {
+      var k = 0; var nonNull = 0
+      while (k < contributing.size) { val c = contributing(k).cells(i); buf(k) = c; if (c != null) nonNull += 1; k += 1 }
+      out(i) = if (nonNull == 0) null else family.merge(buf.toSeq.filter(_ != null))
+      i += 1
     }
-    val out = new EcmSketch(outParams, family, cells)
+  }
+
+  /** Key type, clock and depth of a merged sketch; its cells then follow its clock (which is
+    * serialized), so that a merge of sketch objects and a merge of their bytes give the same bytes.
+    */
+  private def finishMerge(out: EcmSketch, keyType: Int, sketches: Seq[EcmSketch], contributing: Seq[EcmSketch]): EcmSketch = {
     out._keyType = keyType
     out.mergeStateFrom(sketches, contributing)
-    // Cells follow the sketch's clock (which is serialized), so that a merge of sketch objects and
-    // a merge of their bytes give the same bytes.
     if (!out.isEmpty) {
-      i = 0
-      while (i < n) { val c = cells(i); if (c != null) { c.advanceTo(out.lastTs); if (c.isEmpty) cells(i) = null }; i += 1 }
+      val cells = out.cells
+      var i = 0
+      while (i < cells.length) { val c = cells(i); if (c != null) { c.advanceTo(out.lastTs); if (c.isEmpty) cells(i) = null }; i += 1 }
     }
     out
   }
@@ -525,25 +534,10 @@ object EcmSketch {
       else Registry.cellKindOrFail(plan.cellKind).mergedArrivals(contributing.map(_.params.maxArrivals), true)
     val outParams = target.params.copy(maxArrivals = arrivals)
     val family = familyFor(outParams)
-    val n = target.width * target.depth
-    val cells = new Array[WindowCounter](n)
-    val buf = new Array[WindowCounter](contributing.size)
-    var i = 0
-    while (i < n) {
-      var k = 0; var nonNull = 0
-      while (k < contributing.size) { val c = contributing(k).cells(i); buf(k) = c; if (c != null) nonNull += 1; k += 1 }
-      // cells of another epsilon are rebuilt at the output's (a merge even for one input)
-      cells(i) = if (nonNull == 0) null else family.merge(buf.toSeq.filter(_ != null))
-      i += 1
-    }
-    val out = new EcmSketch(outParams, family, cells)
-    out._keyType = keyType
-    out.mergeStateFrom(sketches, contributing)
-    if (!out.isEmpty) {
-      i = 0
-      while (i < n) { val c = cells(i); if (c != null) { c.advanceTo(out.lastTs); if (c.isEmpty) cells(i) = null }; i += 1 }
-    }
-    out
+    val cells = new Array[WindowCounter](target.width * target.depth)
+    // cells of another epsilon are rebuilt at the output's (a merge even for one input)
+    mergeCells(contributing, family, cells)
+    finishMerge(new EcmSketch(outParams, family, cells), keyType, sketches, contributing)
   }
 
   private[ecmsketch] def validUtf8(b: Array[Byte]): Boolean =
