@@ -1,6 +1,7 @@
 """Shared pieces of the Spark benchmarks: a local[2] session with the extension, and a timed query."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -29,3 +30,13 @@ def timed(spark: SparkSession, sql: str) -> float:
     t0 = time.perf_counter()
     spark.sql(sql).collect()
     return time.perf_counter() - t0
+
+
+def write_results(name: str, text: str, data: dict) -> None:
+    """Writes bench/results/<name>.md (the printed table) and <name>.json (the numbers)."""
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, f"{name}.md"), "w") as f:
+        f.write(text if text.endswith("\n") else text + "\n")
+    with open(os.path.join(out, f"{name}.json"), "w") as f:
+        json.dump(data, f, indent=2)

@@ -30,7 +30,7 @@ import statistics
 import tempfile
 import time
 
-from _common import session  # noqa: E402  (bench/ is the script's directory)
+from _common import session, write_results  # noqa: E402  (bench/ is the script's directory)
 
 ROWS = int(os.environ.get("GBENCH_ROWS", "10000000"))
 GROUPS = int(os.environ.get("GBENCH_GROUPS", "10000"))
@@ -157,15 +157,10 @@ def main() -> None:
                   "it, the largest over the runs (garbage not yet collected included)."]
     text = "\n".join(lines) + "\n"
     print(text)
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "group.md"), "w") as f:
-        f.write(text)
-    with open(os.path.join(out, "group.json"), "w") as f:
-        json.dump({"rows": ROWS, "groups": GROUPS, "runs": RUNS, "results": rows,
+    write_results("group", text, {"rows": ROWS, "groups": GROUPS, "runs": RUNS, "results": rows,
                    "ratios": {k: round(v, 3) for k, v in ratios.items()},
                    "mean_sketch_bytes": {"ecm_agg": round(ecm_bytes), "count_min_sketch": round(cms_bytes)},
-                   "load_average": [load0, load1]}, f, indent=2)
+                   "load_average": [load0, load1]})
 
 
 if __name__ == "__main__":

@@ -10,12 +10,11 @@ Writes bench/results/query.{md,json}. Run with `make bench` (QBENCH_KEYS and QBE
 """
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import time
 
-from _common import session  # noqa: E402  (bench/ is the script's directory)
+from _common import session, write_results  # noqa: E402  (bench/ is the script's directory)
 
 KEYS = int(os.environ.get("QBENCH_KEYS", "300000"))
 RUNS = int(os.environ.get("QBENCH_RUNS", "5"))
@@ -110,16 +109,11 @@ def main() -> None:
                   "(all threads, GC included; two task threads run in parallel, so wall time can be half of it)."]
     text = "\n".join(lines) + "\n"
     print(text)
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "query.md"), "w") as f:
-        f.write(text)
-    with open(os.path.join(out, "query.json"), "w") as f:
-        json.dump({"keys": KEYS, "runs": RUNS, "sketch_bytes": size, "results": rows,
+    write_results("query", text, {"keys": KEYS, "runs": RUNS, "sketch_bytes": size, "results": rows,
                    "ratios": {k: round(v, 3) for k, v in ratios.items()},
                    "net_point_queries_per_s": {k: round(v) for k, v in net.items()},
                    "net_point_queries_per_cpu_s": {k: round(v) for k, v in net_cpu.items()},
-                   "load_average": [load0, load1]}, f, indent=2)
+                   "load_average": [load0, load1]})
     spark.stop()
 
 

@@ -4,13 +4,12 @@ bench/results/spark.{md,json}. Run with `make bench` (BENCH_ROWS and BENCH_RUNS 
 """
 from __future__ import annotations
 
-import json
 import os
 import statistics
 
 from pyspark.sql import functions as F
 
-from _common import session, timed  # noqa: E402  (bench/ is the script's directory)
+from _common import session, timed, write_results  # noqa: E402  (bench/ is the script's directory)
 
 ROWS = int(os.environ.get("BENCH_ROWS", "10000000"))
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
@@ -119,13 +118,8 @@ def main() -> None:
         spark.catalog.uncacheTable("dsk")
     text = "\n".join(lines)
     print(text)
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "spark.md"), "w") as f:
-        f.write(text + "\n")
-    with open(os.path.join(out, "spark.json"), "w") as f:
-        json.dump({"rows": ROWS, "runs": RUNS, "results": rows, "ecm_vs_cms": ecm_ratios, "row_order": order_rows, "distinct_errors": errs,
-                   "bytes": {"count_min_sketch": sizes.cms, "ecm_agg": sizes.ecm, "distinct_agg": dbytes}}, f, indent=2)
+    write_results("spark", text, {"rows": ROWS, "runs": RUNS, "results": rows, "ecm_vs_cms": ecm_ratios, "row_order": order_rows, "distinct_errors": errs,
+                   "bytes": {"count_min_sketch": sizes.cms, "ecm_agg": sizes.ecm, "distinct_agg": dbytes}})
     spark.stop()
 
 

@@ -181,6 +181,12 @@ object CounterSketch {
 }
 
 object WindowSketch {
+  /** The parameter differences a mixed merge (a plan's runs with its fine side runs, docs/DESIGN.md
+    * "Rows in any order") allows: cell epsilon and the planned levels recorded with it.
+    */
+  def mixedDiffs(diffs: Seq[String]): Seq[String] =
+    diffs.filterNot(x => x.startsWith("cell_epsilon ") || x.startsWith("merge_levels "))
+
   /** Refuses merging count-based sketches: ECM §5.1 (Fig. 2), count-based windows keep the order
     * of the counted arrivals but lose that of the others, so no order-preserving merge exists.
     */

@@ -521,7 +521,7 @@ object EcmSketch {
     val plan = target.plan
     if (sketches.forall(s => s.plan == plan)) return mergeUnchecked(sketches)
     sketches.foreach { s =>
-      val d = target.diffs(s).filterNot(x => x.startsWith("cell_epsilon ") || x.startsWith("merge_levels "))
+      val d = WindowSketch.mixedDiffs(target.diffs(s))
       if (d.nonEmpty || s.plan.copy(levels = plan.levels, cellEpsilon = plan.cellEpsilon) != plan)
         throw new SketchException(s"cannot merge ECM-sketches with different parameters: ${(d :+ "plan").mkString(", ")}")
     }

@@ -42,7 +42,7 @@ object EhSketch {
     SketchException.require(sketches.nonEmpty, "merge needs at least one sketch")
     if (sketches.forall(s => s.cellEpsilon == target.cellEpsilon && s.plannedLevels == target.plannedLevels)) return mergeUnchecked(sketches)
     sketches.foreach { s =>
-      val d = target.diffs(s).filterNot(x => x.startsWith("cell_epsilon ") || x.startsWith("merge_levels "))
+      val d = WindowSketch.mixedDiffs(target.diffs(s))
       if (d.nonEmpty) throw new SketchException(s"cannot merge exponential histograms with different parameters: ${d.mkString(", ")}")
     }
     val contributing = sketches.filter(!_.hist.isEmpty)
