@@ -50,7 +50,7 @@ object DwSketch {
       val d = WindowSketch.mixedDiffs(target.diffs(s))
       if (d.nonEmpty) throw new SketchException(s"cannot merge deterministic waves with different parameters: ${d.mkString(", ")}")
     }
-    val contributing = sketches.filter(!_.wave.isEmpty)
+    val contributing = WindowSketch.retaining(sketches)(_.wave)
     val u =
       if (contributing.isEmpty) keeperOfU(sketches).maxArrivals
       else if (contributing.size == 1) contributing.head.maxArrivals
@@ -90,7 +90,7 @@ object DwSketch {
       if (d.nonEmpty) throw new SketchException(s"cannot merge deterministic waves with different parameters: ${d.mkString(", ")}")
     }
     if (sketches.size == 1) return first.copy()
-    val contributing = sketches.filter(!_.wave.isEmpty)
+    val contributing = WindowSketch.retaining(sketches)(_.wave)
     val w =
       if (contributing.size <= 1) {
         val src = contributing.headOption.getOrElse(keeperOfU(sketches))

@@ -45,7 +45,7 @@ object EhSketch {
       val d = WindowSketch.mixedDiffs(target.diffs(s))
       if (d.nonEmpty) throw new SketchException(s"cannot merge exponential histograms with different parameters: ${d.mkString(", ")}")
     }
-    val contributing = sketches.filter(!_.hist.isEmpty)
+    val contributing = WindowSketch.retaining(sketches)(_.hist)
     val h = ExpHistogram.merge(sketches.map(_.hist), target.hist.config)
     val out = new EhSketch(target.spec, target.epsilon, target.plannedLevels, target.cellEpsilon, h)
     out.mergeStateFrom(sketches, contributing)
@@ -68,7 +68,7 @@ object EhSketch {
       if (d.nonEmpty) throw new SketchException(s"cannot merge exponential histograms with different parameters: ${d.mkString(", ")}")
     }
     if (sketches.size == 1) return first.copy()
-    val contributing = sketches.filter(!_.hist.isEmpty)
+    val contributing = WindowSketch.retaining(sketches)(_.hist)
     val h = ExpHistogram.merge(sketches.map(_.hist), first.hist.config)
     val out = new EhSketch(first.spec, first.epsilon, first.plannedLevels, first.cellEpsilon, h)
     out.mergeStateFrom(sketches, contributing)
