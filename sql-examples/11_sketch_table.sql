@@ -12,7 +12,10 @@ FROM range(99692);
 
 DROP TABLE IF EXISTS site_day_sketches;
 
-CREATE TABLE site_day_sketches (site INT, sketch BINARY, day DATE) USING parquet PARTITIONED BY (day);
+-- An external table at a fixed path (any path or object store will do): INSERT OVERWRITE below
+-- replaces what an earlier run left there.
+CREATE TABLE site_day_sketches (site INT, sketch BINARY, day DATE) USING parquet PARTITIONED BY (day)
+LOCATION '/tmp/ecmsketch-sql-examples/site_day_sketches';
 
 -- The first 29 days, one sketch per site and day.
 INSERT OVERWRITE TABLE site_day_sketches

@@ -50,7 +50,7 @@ object DwSketch {
       val d = WindowSketch.mixedDiffs(target.diffs(s))
       if (d.nonEmpty) throw new SketchException(s"cannot merge deterministic waves with different parameters: ${d.mkString(", ")}")
     }
-    val contributing = WindowSketch.retaining(sketches)(_.wave)
+    val contributing = sketches.filter(!_.wave.isEmpty)
     val u =
       if (contributing.isEmpty) keeperOfU(sketches).maxArrivals
       else if (contributing.size == 1) contributing.head.maxArrivals
@@ -90,7 +90,8 @@ object DwSketch {
       if (d.nonEmpty) throw new SketchException(s"cannot merge deterministic waves with different parameters: ${d.mkString(", ")}")
     }
     if (sketches.size == 1) return first.copy()
-    val contributing = WindowSketch.retaining(sketches)(_.wave)
+    // cross-site merges: inputs a whole window behind the merged clock do not count (docs/DESIGN.md)
+    val contributing = if (sameStream) sketches.filter(!_.wave.isEmpty) else WindowSketch.retaining(sketches)(_.wave)
     val w =
       if (contributing.size <= 1) {
         val src = contributing.headOption.getOrElse(keeperOfU(sketches))

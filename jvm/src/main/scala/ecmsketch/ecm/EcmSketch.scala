@@ -456,7 +456,9 @@ object EcmSketch {
     val n = first.width * first.depth
     val cells = new Array[WindowCounter](n)
     // indexed below, once per cell: a List here (as Ingest passes) would make the merge quadratic in the inputs
-    val contributing = retaining(sketches)
+    // cross-site merges: inputs a whole window behind the merged clock do not count (docs/DESIGN.md)
+    val contributing =
+      if (sameStream) sketches.filter(_.cells.exists(c => c != null && !c.isEmpty)).toIndexedSeq else retaining(sketches)
     // max_arrivals of wave cells: kept when one sketch contributes, else headroom for the merged
     // streams; when none contributes, the largest among the sketches with rows (among all if none
     // has rows), so that neither the input order nor empty sketches change the result
@@ -536,7 +538,7 @@ object EcmSketch {
     }
     val keyType = KeyType.merged(sketches.map(_._keyType), "ECM-sketches")
     sketches.foreach(_.syncCells())
-    val contributing = retaining(sketches)
+    val contributing = sketches.filter(_.cells.exists(c => c != null && !c.isEmpty)).toIndexedSeq
     val arrivals =
       if (contributing.isEmpty) sketches.map(_.params.maxArrivals).max
       else if (contributing.size == 1) contributing.head.params.maxArrivals
