@@ -15,6 +15,10 @@ from pyspark.sql import SparkSession  # noqa: E402
 import ecmsketch  # noqa: E402
 
 
+# Statements that return no rows (DDL and table writes).
+NO_RESULT = ("CREATE", "DROP", "INSERT")
+
+
 def statements(text: str):
     """Splits a .sql file into statements (';' at line ends; '--' comments dropped)."""
     lines = [ln for ln in text.splitlines() if not ln.strip().startswith("--")]
@@ -34,7 +38,7 @@ def main(files) -> None:
         with open(path) as f:
             for stmt in statements(f.read()):
                 df = spark.sql(stmt)
-                if df.columns and not stmt.upper().startswith("CREATE"):
+                if df.columns and not stmt.upper().startswith(NO_RESULT):
                     df.show(truncate=False)
     spark.stop()
 

@@ -15,6 +15,12 @@ trait WindowCounter {
   def lastTs: Long
   /** Moves the clock to `now` (>= lastTs), dropping what lies wholly before the window. */
   def advanceTo(now: Long): Unit
+  /** Whether the counter would still hold weight after [[advanceTo]](now), for `now >= lastTs`
+    * (without changing it): false when everything it holds lies at or before now - N, so that no
+    * query of a sketch whose clock is `now` can reach it (docs/DESIGN.md, "Time-disjoint merges").
+    * The default, !isEmpty, is conservative.
+    */
+  def retainsAt(now: Long): Boolean = !isEmpty
   /** Weight the cell holds, each unit of it from a row of the sketch (the codec checks it against
     * the total weight): the bucket weights of an exponential histogram, the running total of a
     * deterministic wave, the level-0 items of a randomized wave.

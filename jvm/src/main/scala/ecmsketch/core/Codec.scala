@@ -47,7 +47,8 @@ object Codec {
       throw new SketchException("not an ecmsketch sketch: bad magic bytes " + m.map(b => f"${b & 0xFF}%02x").mkString)
     val version = in.getByte("format version")
     if (version != Version)
-      throw new SketchException(s"unsupported sketch format version $version (this library reads version $Version)")
+      throw new SketchException(s"unsupported sketch format version $version (this library reads version $Version" +
+        (if (version > Version) "; the sketch was written by a newer release of ecmsketch: read it with that release or a later one)" else ")"))
     val kind = in.getByte("sketch kind")
     val sk = Registry.sketchKind(kind).getOrElse(throw new SketchException(s"corrupt sketch: unknown sketch kind $kind"))
     val cellKind = in.getByte("cell kind")

@@ -187,6 +187,16 @@ object WindowSketch {
   def mixedDiffs(diffs: Seq[String]): Seq[String] =
     diffs.filterNot(x => x.startsWith("cell_epsilon ") || x.startsWith("merge_levels "))
 
+  /** The inputs of a merge whose counter (`counter`) still holds weight at the merged clock, the
+    * latest last timestamp among them: an input whose every bucket ends at or before that clock
+    * minus the window is out of reach of every query of the merged sketch, so it neither
+    * contributes nor counts in the merge depth (docs/DESIGN.md, "Time-disjoint merges").
+    */
+  def retaining[S <: WindowSketch](inputs: Seq[S])(counter: S => WindowCounter): Seq[S] = {
+    val now = inputs.iterator.filter(!_.isEmpty).map(_.lastTs).foldLeft(Long.MinValue)(math.max)
+    inputs.filter { s => val c = counter(s); c != null && c.retainsAt(now) }
+  }
+
   /** Refuses merging count-based sketches: ECM §5.1 (Fig. 2), count-based windows keep the order
     * of the counted arrivals but lose that of the others, so no order-preserving merge exists.
     */

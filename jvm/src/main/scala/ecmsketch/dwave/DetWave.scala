@@ -311,6 +311,12 @@ final class DetWave(val config: DwConfig) extends WindowCounter {
     expireAll()
   }
 
+  /** Whether an item or the removed-head record survives expiry at `now` (>= lastTs). */
+  override def retainsAt(now: Long): Boolean = !isEmpty && (!canExpire(now) || {
+    val b = now - window
+    (lTail >= 0 && pPos(lTail) > b) || (hasRh && rhPos > b)
+  })
+
   /** Whether expired items await lazy expiry at the current clock. */
   private[dwave] def hasExpired: Boolean = canExpire(_lastTs) && {
     val b = _lastTs - window

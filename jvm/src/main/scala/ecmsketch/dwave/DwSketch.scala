@@ -90,7 +90,8 @@ object DwSketch {
       if (d.nonEmpty) throw new SketchException(s"cannot merge deterministic waves with different parameters: ${d.mkString(", ")}")
     }
     if (sketches.size == 1) return first.copy()
-    val contributing = sketches.filter(!_.wave.isEmpty)
+    // cross-site merges: inputs a whole window behind the merged clock do not count (docs/DESIGN.md)
+    val contributing = if (sameStream) sketches.filter(!_.wave.isEmpty) else WindowSketch.retaining(sketches)(_.wave)
     val w =
       if (contributing.size <= 1) {
         val src = contributing.headOption.getOrElse(keeperOfU(sketches))

@@ -456,7 +456,9 @@ object EcmSketch {
     val n = first.width * first.depth
     val cells = new Array[WindowCounter](n)
     // indexed below, once per cell: a List here (as Ingest passes) would make the merge quadratic in the inputs
-    val contributing = sketches.filter(_.cells.exists(c => c != null && !c.isEmpty)).toIndexedSeq
+    // cross-site merges: inputs a whole window behind the merged clock do not count (docs/DESIGN.md)
+    val contributing =
+      if (sameStream) sketches.filter(_.cells.exists(c => c != null && !c.isEmpty)).toIndexedSeq else retaining(sketches)
     // max_arrivals of wave cells: kept when one sketch contributes, else headroom for the merged
     // streams; when none contributes, the largest among the sketches with rows (among all if none
     // has rows), so that neither the input order nor empty sketches change the result
@@ -474,6 +476,15 @@ object EcmSketch {
       while (i < n) { val c = src.cells(i); cells(i) = if (c == null) null else src.family.merge(Seq(c)); i += 1 }
     } else mergeCells(contributing, family, cells)
     finishMerge(new EcmSketch(outParams, family, cells), keyType, sketches, contributing)
+  }
+
+  /** The sketches with a cell that holds weight at the merged clock (docs/DESIGN.md, "Time-disjoint
+    * merges"): a sketch whose every bucket lies a whole window before the newest input's last
+    * timestamp is out of reach of every query of the merge, so it neither contributes nor adds depth.
+    */
+  private def retaining(sketches: Seq[EcmSketch]): IndexedSeq[EcmSketch] = {
+    val now = sketches.iterator.filter(!_.isEmpty).map(_.lastTs).foldLeft(Long.MinValue)(math.max)
+    sketches.filter(_.cells.exists(c => c != null && c.retainsAt(now))).toIndexedSeq
   }
 
   /** Cell i of `out` = the n-way merge into `family` of cell i of every contributing sketch. */

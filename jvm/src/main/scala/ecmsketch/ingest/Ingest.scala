@@ -318,7 +318,9 @@ object Ingest {
     val in = new ByteReader(bytes)
     if (!java.util.Arrays.equals(Bundle.readMagic(in, "bundle"), BundleMagic)) throw new SketchException(Corrupt + "bad magic")
     val v = in.getByte("bundle version")
-    if (v != 1 && v != BundleVersion) throw new SketchException(s"${Corrupt}unknown bundle version $v (this build reads 1 and $BundleVersion)")
+    if (v != 1 && v != BundleVersion)
+      throw new SketchException(s"${Corrupt}unknown bundle version $v (this build reads 1 and $BundleVersion" +
+        (if (v > BundleVersion) "; it was written by a newer release of ecmsketch)" else ")"))
     val ing = new Ingest[S](ops, window)
     ing.foreign ++= Bundle.readParts(in, MaxForeign + 1, "run")
     ing.foreignFine = v == BundleVersion

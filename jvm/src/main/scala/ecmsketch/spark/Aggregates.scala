@@ -309,8 +309,11 @@ object MergeBuffer {
 
   private def read(bytes: Array[Byte]): MergeBuffer = {
     val in = new ByteReader(bytes)
-    if (!java.util.Arrays.equals(Bundle.readMagic(in, "merge buffer"), Magic) || in.getByte("merge buffer version") != Bundle.Version)
-      throw new SketchException(Corrupt + "bad magic or version")
+    if (!java.util.Arrays.equals(Bundle.readMagic(in, "merge buffer"), Magic)) throw new SketchException(Corrupt + "bad magic or version")
+    val v = in.getByte("merge buffer version")
+    if (v != Bundle.Version)
+      throw new SketchException(Corrupt + s"bad magic or version: unknown merge buffer version $v (this build reads ${Bundle.Version}" +
+        (if (v > Bundle.Version) "; it was written by a newer release of ecmsketch)" else ")"))
     val b = new MergeBuffer()
     b.parts ++= Bundle.readParts(in, MaxParts + 1, "sketch")
     in.expectEnd()

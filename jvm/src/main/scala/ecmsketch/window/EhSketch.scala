@@ -55,20 +55,25 @@ object EhSketch {
   /** Order-preserving n-way merge (ECM §5.1); count-based sketches are refused. */
   def merge(sketches: Seq[EhSketch]): EhSketch = {
     WindowSketch.checkMergeable(sketches, "eh merge")
-    mergeUnchecked(sketches)
+    mergeImpl(sketches, dropBehind = true)
   }
 
   /** Merge without the count-window check: for partial aggregates of one stream, whose sequence
     * numbers (or timestamps) are global, so order-preserving aggregation is valid.
     */
-  private[ecmsketch] def mergeUnchecked(sketches: Seq[EhSketch]): EhSketch = {
+  private[ecmsketch] def mergeUnchecked(sketches: Seq[EhSketch]): EhSketch = mergeImpl(sketches, dropBehind = false)
+
+  /** `dropBehind`: inputs a whole window behind the merged clock do not count in the depth
+    * (cross-site merges, docs/DESIGN.md "Time-disjoint merges"); else every non-empty input does.
+    */
+  private def mergeImpl(sketches: Seq[EhSketch], dropBehind: Boolean): EhSketch = {
     val first = sketches.head
     sketches.tail.foreach { s =>
       val d = first.diffs(s)
       if (d.nonEmpty) throw new SketchException(s"cannot merge exponential histograms with different parameters: ${d.mkString(", ")}")
     }
     if (sketches.size == 1) return first.copy()
-    val contributing = sketches.filter(!_.hist.isEmpty)
+    val contributing = if (dropBehind) WindowSketch.retaining(sketches)(_.hist) else sketches.filter(!_.hist.isEmpty)
     val h = ExpHistogram.merge(sketches.map(_.hist), first.hist.config)
     val out = new EhSketch(first.spec, first.epsilon, first.plannedLevels, first.cellEpsilon, h)
     out.mergeStateFrom(sketches, contributing)

@@ -82,6 +82,15 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   /** The latest timestamp seen (Long.MinValue before the first one). */
   def lastTs: Long = _lastTs
   def isEmpty: Boolean = levels == 0
+  /** End of the newest retained bucket (Long.MinValue when empty). */
+  def newestEnd: Long = {
+    var l = 0
+    while (l < levels && sizes(l) == 0) l += 1
+    if (l == levels) Long.MinValue else endAt(l, sizes(l) - 1)
+  }
+  /** Whether a bucket survives expiry at `now` (>= lastTs): the newest ends after now - N. */
+  override def retainsAt(now: Long): Boolean =
+    levels > 0 && (unbounded || now < Long.MinValue + window || newestEnd > now - window)
   /** Number of retained buckets. */
   def bucketCount: Int = { var s = 0; var i = 0; while (i < levels) { s += sizes(i); i += 1 }; s }
   def levelCount: Int = levels
@@ -531,11 +540,13 @@ object ExpHistogram {
     * all events are inserted in timestamp order. For a query boundary inside b this misplaces at
     * most ceil((c-1)/2) <= c/2 elements, which invariant 1 bounds by eps times the input's count
     * in range; the result therefore answers within (1 + eps_in)(1 + eps_out) - 1 of the union.
-    * A single non-empty input is copied (no error is added).
+    * Inputs that hold nothing after the merged clock's expiry (every bucket ends at or before
+    * lastTs - N, out of reach of every query of the result) do not take part: a single input left
+    * is copied (no error is added; docs/DESIGN.md, "Time-disjoint merges").
     */
   def merge(inputs: Seq[ExpHistogram], config: EhConfig): ExpHistogram = {
-    val nonEmpty = inputs.filter(h => h != null && !h.isEmpty)
     val lastTs = inputs.iterator.filter(_ != null).map(_.lastTs).foldLeft(Long.MinValue)(math.max)
+    val nonEmpty = inputs.filter(h => h != null && h.retainsAt(lastTs))
     val out =
       if (nonEmpty.size == 1 && nonEmpty.head.config == config) nonEmpty.head.copy()
       else {
