@@ -191,8 +191,9 @@ private[rwave] final class Scratch {
   * re-occurs moves to its newer ts (distinct values, GT §5). Queries take the median over the
   * instances of 2^l * |{items of level l with ts >= lo}| at the lowest level l that covers lo.
   *
-  * As an ECM cell, [[add]] assigns every arrival a fresh event id (a per-wave random salt plus a
-  * counter), so arrivals sharing a timestamp stay distinct (docs/rwave.md).
+  * As an ECM cell, [[add]] assigns every arrival a fresh event id (`mix64(salt + counter)`, the salt
+  * given by the creator or derived deterministically, docs/rwave.md "Event ids"), so arrivals
+  * sharing a timestamp stay distinct.
   *
   * Implementation (docs/rwave.md):
   *  - Level hash: t = (a_i x + b_i) mod (2^61 - 1), x = id mod (2^61 - 1), h_i = min(60, nlz(t) - 3),
@@ -232,8 +233,15 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     * is compacted. Event ids of [[add]] are fresh, so cells skip the duplicate search.
     */
   private[rwave] var mayRepeat: Boolean = false
-  private[this] val salt: Long = java.util.concurrent.ThreadLocalRandom.current().nextLong()
-  private[this] var counter: Long = 0L
+  /** Event ids of [[add]] are `mix64(salt + counter)` (docs/rwave.md, "Event ids"). A new wave draws
+    * a random salt unless its creator gives one ([[RandWave.salted]]); copies, merge results and
+    * decoded waves derive theirs from their inputs, so that the same operations on the same inputs
+    * give the same ids.
+    */
+  private[rwave] var salt: Long = java.util.concurrent.ThreadLocalRandom.current().nextLong()
+  private[rwave] var counter: Long = 0L
+  /** Copies made of this wave: each copy derives a different salt. */
+  private[this] var copies: Long = 0L
   /** Items added but not yet inserted into the levels (ts non-decreasing, all <= lastTs); inserted
     * instance by instance when the buffer is full and before any read ([[normalize]]). Allocated
     * lazily, grows up to [[RandWave.MaxPending]] ([[RandWave.MaxBatchPending]] for
@@ -737,10 +745,14 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     else if (levels == null || levels(i) == null || l >= levels(i).length) null
     else levels(i)(l)
 
-  /** A deep copy with a fresh event-id salt (so the copy and the original never share event ids). */
+  /** A deep copy with a salt derived from this wave's salt, counter and number of copies, so that
+    * the copy, the original and other copies give their future events different ids.
+    */
   def copy(): RandWave = {
     normalize()
     val w = new RandWave(config)
+    copies += 1
+    w.salt = Hashing.mix64(Hashing.mix64(salt ^ CopyTag) + Hashing.mix64(counter) * 31 + copies)
     w.level0 = level0.copy()
     if (levels != null) {
       w.levels = new Array[Array[Level]](r)
@@ -825,6 +837,38 @@ object RandWave {
 
   private[rwave] val scratch: ThreadLocal[Scratch] = ThreadLocal.withInitial(() => new Scratch)
 
+  private final val CopyTag = 0x636F7079L // "copy"
+  private final val SaltTag = 0x73616C74L // "salt"
+  private final val MergeTag = 0x6D65726765L // "merge"
+  private final val DecodeTag = 0x6465636F6465L // "decode"
+
+  /** A new wave whose event ids ([[RandWave.add]]) derive from `salt`: `mix64(s + counter)` with
+    * s = mix64(salt), so that near salts (5 and 6) give unrelated ids.
+    */
+  def salted(config: RwConfig, salt: Long): RandWave = { val w = new RandWave(config); w.salt = Hashing.mix64(salt ^ SaltTag); w }
+
+  /** Salt of a merge result: a symmetric function of the inputs' salts and counters (so the input
+    * order does not matter), distinct from each input's salt.
+    */
+  private[rwave] def mergedSalt(inputs: Seq[RandWave]): Long = {
+    var sum = 0L
+    inputs.foreach { w => sum += Hashing.mix64(Hashing.mix64(w.salt) + w.counter) }
+    Hashing.mix64(Hashing.mix64(sum ^ MergeTag) + inputs.size)
+  }
+
+  /** Salt of a decoded wave, from its clock and its newest and oldest level-0 items (event ids of
+    * the stream that built it), so that waves decoded from different bytes get different salts.
+    */
+  private[rwave] def decodedSalt(w: RandWave): Long = {
+    val l0 = w.level0
+    var h = Hashing.mix64(w.lastTs ^ DecodeTag) + l0.n
+    if (l0.n > 0) {
+      h = Hashing.mix64(h ^ l0.ids(l0.n - 1)) + l0.ts(l0.n - 1)
+      h = Hashing.mix64(h ^ l0.ids(0)) + l0.ts(0)
+    }
+    Hashing.mix64(h)
+  }
+
   /** Level of a value x (already reduced mod p) for coefficients (a, b): min(60, nlz(t) - 3). */
   @inline private[rwave] def levelFor(a: Long, b: Long, x: Long): Int = {
     var t = Hashing.mulModP(a, x) + b
@@ -875,8 +919,8 @@ object RandWave {
     * and delta. The result equals one wave built over the union of the input streams.
     *
     * Inputs are not modified (beyond compaction, which does not change their answers). The result's
-    * clock is the latest input clock, and items expired at that clock are dropped. The result
-    * draws a fresh event-id salt.
+    * clock is the latest input clock, and items expired at that clock are dropped. The result's
+    * event-id salt is derived from the inputs' salts and counters ([[mergedSalt]]).
     */
   def merge(inputs: Seq[RandWave], config: RwConfig): RandWave = {
     SketchException.require(inputs.nonEmpty, "randomized-wave merge needs at least one wave")
@@ -886,6 +930,7 @@ object RandWave {
       if (d.nonEmpty) throw new SketchException(s"cannot merge randomized waves with different parameters: ${d.mkString(", ")}")
     }
     val out = new RandWave(config)
+    out.salt = mergedSalt(inputs)
     out._lastTs = inputs.iterator.map(_.lastTs).max
     inputs.foreach(_.normalize())
     val srcs = inputs.filter(_.level0.n > 0).toArray

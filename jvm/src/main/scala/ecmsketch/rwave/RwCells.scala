@@ -23,6 +23,7 @@ final class RwCells(val config: RwConfig) extends CellFamily {
   def epsilon: Double = config.epsilon
   def window: Long = config.window
   def create(): WindowCounter = new RandWave(config)
+  override def create(salt: Long): WindowCounter = RandWave.salted(config, salt)
 
   def merge(cells: Seq[WindowCounter]): WindowCounter = {
     val ws = cells.collect { case w: RandWave if w != null => w }
@@ -199,6 +200,7 @@ object RwCells {
       i += 1
     }
     w._lastTs = lastTs
+    w.salt = RandWave.decodedSalt(w)
     w.canonical = false
     w.normalize() // expires what lies before the sketch's window (cells are written at their own clock)
     if (w.level0.n == 0) null else w
