@@ -226,6 +226,16 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   private[rwave] var level0: Level = new Level(4)
   /** levels(i)(l) for instance i and level l >= 1; null arrays and null levels are empty. */
   private[rwave] var levels: Array[Array[Level]] = null
+  /** The compact ("frozen") form of levels 1..60 (docs/rwave.md, "Storage and cost"): when not
+    * null, `levels` is null and instance i's level l is the `capacity` largest (ts, id) with
+    * h_i >= l among level 0 and the items frozenTs(i)/frozenIds(i) (null: none), which are sorted
+    * by (ts, id), older than level 0's first item and each in some level, as the encoding stores
+    * them. A wave is frozen by encoding and by decoding, and thawed (its levels rebuilt) by the
+    * first operation that needs them: an insertion, a clock move, a query level 0 does not cover,
+    * a merge. The inner arrays are never written, so copies share them.
+    */
+  private[rwave] var frozenTs: Array[Array[Long]] = null
+  private[rwave] var frozenIds: Array[Array[Long]] = null
   private[rwave] var _lastTs: Long = Long.MinValue
   /** True when every level is compacted for the current clock. */
   private[rwave] var canonical: Boolean = true
@@ -302,6 +312,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     * oldest first.
     */
   private def insertBatch(ids: Array[Long], ts: Array[Long], m0: Int): Unit = {
+    thaw()
     val sc = scratch.get()
     // sorted by (ts, id), every level's items are appended in (ts, id) order
     sortTieRuns(ts, ids, 0, m0)
@@ -547,6 +558,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   }
 
   private def levelsOf(i: Int, h: Int): Array[Level] = {
+    thaw()
     if (levels == null) levels = new Array[Array[Level]](r)
     var ls = levels(i)
     if (ls == null || ls.length <= h) {
@@ -624,6 +636,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
 
   /** Brings every level into canonical form for the current clock. */
   private[rwave] def normalize(): Unit = if (!canonical) {
+    thaw()
     flush()
     if (pIds != null && pIds.length > MaxPending) { pIds = null; pTs = null }
     normalizeLevel(level0)
@@ -641,6 +654,51 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
 
   private def normalizeLevel(lv: Level): Unit = { if (lv.dirty) compact(lv); expireClean(lv) }
 
+  /** Rebuilds the levels of a frozen wave (see [[frozenTs]]). */
+  @inline private[rwave] def thaw(): Unit = if (frozenTs != null) thawNow()
+
+  private def thawNow(): Unit = {
+    val fts = frozenTs; val fids = frozenIds
+    frozenTs = null; frozenIds = null
+    levels = null
+    var i = 0
+    while (i < r) {
+      val m = if (fts(i) == null) 0 else fts(i).length
+      RwCells.rebuild(this, i, fts(i), fids(i), m, level0)
+      i += 1
+    }
+  }
+
+  /** Replaces levels 1..60 by the compact form: instance i's items not in level 0 (`ts(i)`,
+    * `ids(i)`: exact length, sorted by (ts, id), no duplicates; null for none). The wave must be
+    * canonical with nothing buffered.
+    */
+  private[rwave] def freeze(ts: Array[Array[Long]], ids: Array[Array[Long]]): Unit = {
+    levels = null
+    frozenTs = ts; frozenIds = ids
+  }
+
+  /** Estimated heap bytes of this wave (benchmarks; RwHeapBench): array payloads with 16-byte
+    * array headers, 4-byte references, and the wave and level objects; shared scratch space excluded.
+    */
+  private[rwave] def heapEstimate: Long = {
+    def arr(a: Array[Long]): Long = if (a == null) 0L else 16L + 8L * a.length
+    def lvl(lv: Level): Long = if (lv == null) 0L else 32L + arr(lv.ts) + arr(lv.ids)
+    var s = 96L + lvl(level0) + arr(pIds) + arr(pTs)
+    if (levels != null) {
+      s += 16L + 4L * levels.length
+      levels.foreach(ls => if (ls != null) { s += 16L + 4L * ls.length; ls.foreach(l => s += lvl(l)) })
+    }
+    if (frozenTs != null) { s += 2 * (16L + 4L * r); frozenTs.foreach(a => s += arr(a)); frozenIds.foreach(a => s += arr(a)) }
+    s
+  }
+
+  /** Stored items: level 0 plus every instance's other items when frozen, else every level's
+    * entries (an allocation hint for encoding).
+    */
+  private[rwave] def storedItems: Int =
+    if (frozenTs != null) { var s = level0.n; frozenTs.foreach(a => if (a != null) s += a.length); s } else entryCount
+
   /** Normalizes, then shrinks every level's arrays to its live entries and drops the empty
     * insertion buffer, so a finished wave holds no spare capacity (logs grow up to 2 * capacity
     * between compactions). Called before encoding; the next insertion regrows what it needs.
@@ -649,7 +707,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     normalize()
     if (pN == 0) { pIds = null; pTs = null }
     trimLevel(level0)
-    foreachLevel((_, _, lv) => trimLevel(lv))
+    if (frozenTs == null) foreachLevel((_, _, lv) => trimLevel(lv)) // a frozen wave is trimmed
   }
 
   private def trimLevel(lv: Level): Unit = {
@@ -673,6 +731,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   }
 
   private def upperEstimate(i: Int, lo: Long): Double = {
+    thaw()
     val ls = if (levels == null) null else levels(i)
     var l = 1
     while (l <= RwConfig.MaxLevel) {
@@ -700,6 +759,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   /** The level an instance's query for `lo` uses (tests and diagnostics). */
   def coveringLevel(i: Int, lo: Long): Int = {
     normalize()
+    thaw()
     if (covers(level0, lo)) return 0
     val ls = if (levels == null) null else levels(i)
     var l = 1
@@ -723,12 +783,15 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   /** Stored entries over all instances and levels (the shared level 0 counted once). */
   def entryCount: Int = {
     normalize()
+    thaw()
     var s = level0.n
     foreachLevel((_, _, lv) => s += lv.n)
     s
   }
 
-  private[rwave] def foreachLevel(f: (Int, Int, Level) => Unit): Unit = if (levels != null) {
+  private[rwave] def foreachLevel(f: (Int, Int, Level) => Unit): Unit = { thaw(); if (levels != null) foreachLevelNow(f) }
+
+  private def foreachLevelNow(f: (Int, Int, Level) => Unit): Unit = {
     var i = 0
     while (i < r) {
       val ls = levels(i)
@@ -742,8 +805,10 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
 
   private[rwave] def levelAt(i: Int, l: Int): Level =
     if (l == 0) level0
-    else if (levels == null || levels(i) == null || l >= levels(i).length) null
-    else levels(i)(l)
+    else {
+      thaw()
+      if (levels == null || levels(i) == null || l >= levels(i).length) null else levels(i)(l)
+    }
 
   /** A deep copy with a salt derived from this wave's salt, counter and number of copies, so that
     * the copy, the original and other copies give their future events different ids.
@@ -754,6 +819,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     copies += 1
     w.salt = Hashing.mix64(Hashing.mix64(salt ^ CopyTag) + Hashing.mix64(counter) * 31 + copies)
     w.level0 = level0.copy()
+    if (frozenTs != null) { w.frozenTs = frozenTs.clone(); w.frozenIds = frozenIds.clone() }
     if (levels != null) {
       w.levels = new Array[Array[Level]](r)
       var i = 0
@@ -771,6 +837,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   /** Checks the canonical-state invariants (tests); throws AssertionError on a violation. */
   def checkInvariants(): Unit = {
     normalize()
+    thaw()
     def fail(msg: String): Nothing = throw new AssertionError(msg)
     def checkLevel(i: Int, l: Int, lv: Level): Unit = {
       if (lv.n > cap) fail(s"level $l of instance $i holds ${lv.n} > $cap items")
@@ -932,7 +999,7 @@ object RandWave {
     val out = new RandWave(config)
     out.salt = mergedSalt(inputs)
     out._lastTs = inputs.iterator.map(_.lastTs).max
-    inputs.foreach(_.normalize())
+    inputs.foreach { w => w.normalize(); w.thaw() }
     val srcs = inputs.filter(_.level0.n > 0).toArray
     if (srcs.isEmpty) return out
     val buf = new Array[Level](srcs.length)
