@@ -204,6 +204,65 @@ def test_ecm_dwave_merge_and_sql_queries(spark, wave_rows):
     assert row.p >= (1 - info["total_error_bound"]) * ex.get("k1", 0)
 
 
+def test_ecm_rwave_bytes_are_identical_across_runs(spark, wave_rows):
+    """Issue 13 section 4: event ids of randomized-wave cells derive from the partition, the buffer
+    and the rows (docs/rwave.md, "Event ids"), so the same rows in the same partitions give the same
+    bytes on every run: one sketch, per-site sketches, their merge, and per-site sketches whose partial
+    aggregates go through Spark's sort-based fallback (serialized and read back mid-aggregation)."""
+    queries = [
+        f"SELECT ecm_agg(key, ts, {WINDOW}, 0.25, 0.1, cell => 'rwave') FROM wave_rows",
+        f"""SELECT ecm_merge(s) FROM (SELECT site, ecm_agg(key, ts, {WINDOW}, 0.25, 0.1, cell => 'rwave') AS s
+            FROM wave_rows GROUP BY site)""",
+        f"""SELECT concat_ws('|', transform(array_sort(collect_list(named_struct('site', site, 's', hex(s)))), x -> x.s))
+            FROM (SELECT site, ecm_agg(key, ts, {WINDOW}, 0.25, 0.1, cell => 'rwave') AS s FROM wave_rows GROUP BY site)""",
+    ]
+    key = "spark.sql.objectHashAggregate.sortBased.fallbackThreshold"
+    old = spark.conf.get(key, None)
+    try:
+        for threshold in ("128", "2"):  # 2: five sites per partition exceed it, so the fallback runs
+            spark.conf.set(key, threshold)
+            for q in queries:
+                first, second = scalar(spark, q), scalar(spark, q)
+                assert first == second, f"fallback threshold {threshold}: two runs differ: {q}"
+    finally:
+        if old is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, old)
+
+
+def test_ecm_rwave_sites_and_partitions_never_share_event_ids(spark):
+    """Three sites with identical rows, grouped in the same tasks, in two partitions that hold
+    identical rows: while every cell holds fewer events than the wave capacity its answers are
+    exact, so the merge of the per-site sketches must answer exactly like one sketch over all rows,
+    three times a site's answer (events sharing an id would be counted once, and answer less)."""
+    n = 200
+    rng = np.random.default_rng(21)
+    keys = rng.integers(0, 30, size=n)
+    ts = np.sort(rng.integers(0, 500, size=n))
+    # partition slice = each row once per site (site 0, 1, 2 in turn); two identical slices
+    k6, t6 = np.tile(np.repeat(keys, 3), 2), np.tile(np.repeat(ts, 3), 2)
+    df = rows_df(spark, {"key": k6, "ts": t6, "site": np.tile(np.arange(3), 2 * n)},
+                 "key bigint, ts bigint, site int", partitions=2)
+    df.createOrReplaceTempView("rw_twins")
+    # eps 0.25: capacity 576 per cell, more than the 1,200 rows over 30 keys put into any cell of 11+ columns
+    agg = "ecm_agg(key, ts, 1000, 0.25, 0.1, cell => 'rwave')"
+    spark.sql(f"SELECT site, {agg} AS s FROM rw_twins GROUP BY site").createOrReplaceTempView("rw_twin_sites")
+    merged = EcmSketch.from_bytes(scalar(spark, "SELECT ecm_merge(s) FROM rw_twin_sites"))
+    single = EcmSketch.from_bytes(scalar(spark, f"SELECT {agg} FROM rw_twins"))
+    per_site = [EcmSketch.from_bytes(r.s) for r in spark.sql("SELECT s FROM rw_twin_sites ORDER BY site").collect()]
+    assert merged.info()["wave_capacity"] == 576 and len(per_site) == 3
+    now = int(ts.max())
+    for r in (10, 100, 1000):
+        exact = exact_weights(keys, ts, np.ones(n, dtype=np.int64), now, r)
+        for k in range(30):
+            one = per_site[0].point(k, r)
+            # a site holds each row twice (two partitions); Count-Min never answers less
+            assert one >= 2 * exact.get(k, 0), (k, r)
+            assert per_site[1].point(k, r) == one and per_site[2].point(k, r) == one, (k, r)
+            assert merged.point(k, r) == single.point(k, r) == 3 * one, (k, r)
+
+
 def test_ecm_rwave_merge_keeps_the_bound(spark, wave_rows):
     spark.sql(f"""SELECT site, ecm_agg(key, ts, {WINDOW}, 0.25, 0.1, cell => 'rwave') AS s
                   FROM wave_rows GROUP BY site""").createOrReplaceTempView("ecm_rw_sites")

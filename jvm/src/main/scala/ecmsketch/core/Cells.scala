@@ -38,6 +38,10 @@ trait CellFamily {
   def epsilon: Double
   def window: Long
   def create(): WindowCounter
+  /** A new counter whose event ids derive from `salt` (randomized waves, docs/rwave.md "Event
+    * ids"); counters without event ids ignore it.
+    */
+  def create(salt: Long): WindowCounter = create()
   /** n-way order-preserving merge of cells (null = empty cell); null if all are empty. */
   def merge(cells: Seq[WindowCounter]): WindowCounter
   /** Relative error of a cell after `depth` merge levels. */

@@ -32,6 +32,19 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
 
   private val coeffs = Hashing.rowCoefficients(params.seed, params.depth)
   private[ecmsketch] var _keyType: Int = KeyType.Unset
+  /** Salt of the event ids of randomized-wave cells: cell i is created with salt
+    * [[EcmSketch.cellSalt]](eventSalt, i) (docs/rwave.md, "Event ids"). Random for a new sketch
+    * unless set ([[setEventSalt]]; the Spark layer derives it from the partition and the rows);
+    * derived from the inputs for merges and from the bytes for decoded sketches.
+    */
+  private[ecmsketch] var eventSalt: Long = java.util.concurrent.ThreadLocalRandom.current().nextLong()
+
+  /** Sets the salt from which cells created from now on derive their event ids: sketches built
+    * with the same salt from the same rows are byte-identical. Streams whose sketches will be merged
+    * need different salts (or they share event ids, and the merge counts their common ids once).
+    */
+  def setEventSalt(salt: Long): Unit = eventSalt = salt
+  @inline private def newCell(idx: Int): WindowCounter = family.create(cellSalt(eventSalt, idx))
 
   def spec: WindowSpec = params.spec
   def plan: EcmPlan = params.plan
@@ -65,7 +78,7 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
     while (j < depthCache) {
       val idx = j * w + Hashing.columnOfReduced(x, coeffs(2 * j), coeffs(2 * j + 1), w)
       var c = cells(idx)
-      if (c == null) { c = family.create(); cells(idx) = c }
+      if (c == null) { c = newCell(idx); cells(idx) = c }
       if (v == 1L) c.add(ts) else c.add(ts, v)
       j += 1
     }
@@ -137,7 +150,7 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
       val end = counts(c)
       if (end > start) {
         var cell = cells(c)
-        if (cell == null) { cell = family.create(); cells(c) = cell }
+        if (cell == null) { cell = newCell(c); cells(c) = cell }
         // runs of unit weights go to the cell as one sorted run (the same state as one by one)
         var units = 0
         var k = start
@@ -375,6 +388,18 @@ object EcmSketch {
   /** Default hash seed: identical on every site unless the user picks another. */
   final val DefaultSeed: Long = Hashing.DefaultSeed
 
+  /** Event-id salt of cell `idx` of a sketch with event salt `salt`. */
+  @inline private[ecmsketch] def cellSalt(salt: Long, idx: Int): Long = Hashing.mix64(salt + 0x9E3779B97F4A7C15L * (idx + 1L))
+
+  /** Event salt of a merge result: symmetric in the inputs (their order does not matter) and
+    * different from every input's.
+    */
+  private def mergedSalt(sketches: Seq[EcmSketch]): Long = {
+    var sum = 0L
+    sketches.foreach { s => sum += Hashing.mix64(Hashing.mix64(s.eventSalt) + s._count) }
+    Hashing.mix64(Hashing.mix64(sum ^ 0x6D65726765L) + sketches.size)
+  }
+
   def create(spec: WindowSpec, plan: EcmPlan, seed: Long = DefaultSeed, maxArrivals: Long = CellParams.Unbounded): EcmSketch = {
     SketchException.require(maxArrivals > 0, s"max_arrivals must be positive, got $maxArrivals")
     SketchException.require(maxArrivals == CellParams.Unbounded || Registry.cellKindOrFail(plan.cellKind).takesMaxArrivals,
@@ -428,6 +453,7 @@ object EcmSketch {
     }
     val s = new EcmSketch(params, family, cells)
     s._keyType = keyType
+    s.eventSalt = Hashing.mix64(Hashing.fingerprintBytes(in.bytes) ^ 0x6465636F6465L) // cells created later: from the bytes
     s
   }
 
@@ -504,6 +530,7 @@ object EcmSketch {
     */
   private def finishMerge(out: EcmSketch, keyType: Int, sketches: Seq[EcmSketch], contributing: Seq[EcmSketch]): EcmSketch = {
     out._keyType = keyType
+    out.eventSalt = mergedSalt(sketches)
     out.mergeStateFrom(sketches, contributing)
     if (!out.isEmpty) {
       val cells = out.cells
@@ -518,6 +545,7 @@ object EcmSketch {
     Planner.sidePlan(main.plan).map { p =>
       val s = create(main.spec, p, main.seed, main.maxArrivals)
       s._keyType = main._keyType
+      s.eventSalt = Hashing.mix64(main.eventSalt ^ 0x73696465L) // "side"
       s
     }
 

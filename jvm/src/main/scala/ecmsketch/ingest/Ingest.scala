@@ -5,6 +5,7 @@ import scala.collection.mutable.ArrayBuffer
 import ecmsketch.core.{Bundle, ByteReader, Codec, CounterSketch, SketchException, SketchKind, WindowSketch}
 import ecmsketch.dwave.{DwKind, DwSketch}
 import ecmsketch.ecm.{EcmKind, EcmSketch}
+import ecmsketch.hash.Hashing
 import ecmsketch.rwave.{DistinctKind, DistinctSketch}
 import ecmsketch.window.{EhKind, EhSketch}
 
@@ -27,6 +28,10 @@ trait SketchOps[S <: WindowSketch] extends Serializable {
   def mergeRuns(xs: Seq[S]): S = merge(xs)
   /** Whether merges add no error (randomized waves): side runs may then be merged early. */
   def lossless: Boolean = false
+  /** Whether runs take an event-id salt ([[setEventSalt]]: sketches with randomized-wave cells). */
+  def eventSalted: Boolean = false
+  /** Sets the event-id salt of a new run (docs/rwave.md, "Event ids"). */
+  def setEventSalt(s: S, salt: Long): Unit = ()
   def encode(s: S): Array[Byte]
   def decode(b: Array[Byte]): S
 }
@@ -42,6 +47,8 @@ object SketchOps {
     override def createSide(): Option[EcmSketch] = EcmSketch.sideOf(create())
     override def mergeRuns(xs: Seq[EcmSketch]): EcmSketch = EcmSketch.mergeMixed(create(), xs)
     override lazy val lossless: Boolean = !create().plan.deterministicCells
+    override def eventSalted: Boolean = lossless
+    override def setEventSalt(s: EcmSketch, salt: Long): Unit = s.setEventSalt(salt)
     def encode(s: EcmSketch): Array[Byte] = Codec.encode(EcmKind, s)
     def decode(b: Array[Byte]): EcmSketch = Codec.decodeAs(EcmKind, b)
   }
@@ -97,7 +104,7 @@ object SketchOps {
   *    MaxForeign + 1 runs: one more level each time.
   * Every merge is counted in the sketch's depth, so the reported bound always holds.
   */
-final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
+final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt: Long = 0L) {
   import Ingest._
 
   private var bufTs = new Array[Long](InitialBuffer)
@@ -122,6 +129,8 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
   private var _droppedWeight = 0L
   private var _droppedMinTs = Long.MaxValue
   private var _late = 0L
+  /** Runs created so far (each takes a different event-id salt, see [[runSalt]]). */
+  private var runsMade = 0
 
   /** Rows dropped because they lay a whole window behind the newest row. */
   def dropped: Long = _dropped
@@ -160,12 +169,33 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
     bufTs = java.util.Arrays.copyOf(bufTs, c); bufFp = java.util.Arrays.copyOf(bufFp, c); bufV = java.util.Arrays.copyOf(bufV, c)
   }
 
-  private def mainRun(): S = { if (main == null) main = ops.create(); main }
+  /** The main run; created with the rows [from, until) of the buffer as its first batch. */
+  private def mainRun(from: Int, until: Int): S = {
+    if (main == null) { main = ops.create(); saltRun(main, bufTs, bufFp, bufV, from, until) }
+    main
+  }
+
+  /** Gives a new run its event-id salt (docs/rwave.md, "Event ids"): a hash of this ingest's salt
+    * (the Spark partition and buffer), the run's number, the rows of its first batch (as a set: their
+    * order does not matter) and the runs taken over from other partial aggregates. The same rows in
+    * the same partition give the same salts; runs of one ingest, partitions, and groups whose rows
+    * differ get different ones.
+    */
+  private def saltRun(s: S, ts: Array[Long], fp: Array[Long], v: Array[Long], from: Int, until: Int): Unit =
+    if (ops.eventSalted) {
+      runsMade += 1
+      var rowSum = 0L
+      var i = from
+      while (i < until) { rowSum += Hashing.mix64(Hashing.mix64(fp(i) + ts(i) * 0xC2B2AE3D27D4EB4FL) + v(i)); i += 1 }
+      var h = Hashing.mix64(Hashing.mix64(salt + 0x9E3779B97F4A7C15L * runsMade) + rowSum) + (until - from)
+      foreign.foreach(b => h = Hashing.mix64(h ^ Hashing.fingerprintBytes(b)))
+      ops.setEventSalt(s, Hashing.mix64(h))
+    }
 
   private def flushOlderHalf(): Unit = {
     RadixSort.sortByTs(bufTs, bufFp, bufV, n)
     val half = n / 2
-    ops.addSorted(mainRun(), bufFp, bufTs, bufV, 0, half)
+    ops.addSorted(mainRun(0, half), bufFp, bufTs, bufV, 0, half)
     System.arraycopy(bufTs, half, bufTs, 0, n - half)
     System.arraycopy(bufFp, half, bufFp, 0, n - half)
     System.arraycopy(bufV, half, bufV, 0, n - half)
@@ -189,6 +219,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
     RadixSort.sortByTs(lateTs, lateFp, lateV, lateN)
     val fine = ops.createSide()
     val s = fine.getOrElse(ops.create())
+    saltRun(s, lateTs, lateFp, lateV, 0, lateN)
     // in slices: a batch's scratch space (kept by the run) and its cell walk stay small
     var from = 0
     while (from < lateN) { val u = math.min(lateN, from + Slice); ops.addSorted(s, lateFp, lateTs, lateV, from, u); from = u }
@@ -208,7 +239,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long) {
   private def finishLocal(): Unit = {
     if (n > 0) {
       RadixSort.sortByTs(bufTs, bufFp, bufV, n)
-      ops.addSorted(mainRun(), bufFp, bufTs, bufV, 0, n)
+      ops.addSorted(mainRun(0, n), bufFp, bufTs, bufV, 0, n)
       n = 0
     }
     flushLate()
@@ -309,19 +340,19 @@ object Ingest {
   /** Reads a bundle written by [[Ingest.serialize]] into a fresh ingest (runs stay as bytes). Bad
     * bytes fail with a SketchException starting "corrupt partial aggregate: ".
     */
-  def deserialize[S <: WindowSketch](ops: SketchOps[S], window: Long, bytes: Array[Byte]): Ingest[S] =
-    Bundle.relabel(Corrupt)(read(ops, window, bytes))
+  def deserialize[S <: WindowSketch](ops: SketchOps[S], window: Long, bytes: Array[Byte], salt: Long = 0L): Ingest[S] =
+    Bundle.relabel(Corrupt)(read(ops, window, bytes, salt))
 
   private final val Corrupt = "corrupt partial aggregate: "
 
-  private def read[S <: WindowSketch](ops: SketchOps[S], window: Long, bytes: Array[Byte]): Ingest[S] = {
+  private def read[S <: WindowSketch](ops: SketchOps[S], window: Long, bytes: Array[Byte], salt: Long): Ingest[S] = {
     val in = new ByteReader(bytes)
     if (!java.util.Arrays.equals(Bundle.readMagic(in, "bundle"), BundleMagic)) throw new SketchException(Corrupt + "bad magic")
     val v = in.getByte("bundle version")
     if (v != 1 && v != BundleVersion)
       throw new SketchException(s"${Corrupt}unknown bundle version $v (this build reads 1 and $BundleVersion" +
         (if (v > BundleVersion) "; it was written by a newer release of ecmsketch)" else ")"))
-    val ing = new Ingest[S](ops, window)
+    val ing = new Ingest[S](ops, window, salt)
     ing.foreign ++= Bundle.readParts(in, MaxForeign + 1, "run")
     ing.foreignFine = v == BundleVersion
     ing._dropped = in.getVarLong("dropped rows")

@@ -10,7 +10,7 @@ object DistinctKind extends OneCellKind[DistinctSketch](4, "distinct", CellFamil
   def describe: String = "a distinct-count sketch (from distinct_agg or distinct_merge)"
   def expected: String = "a distinct-count sketch (from distinct_agg)"
   def plural: String = "distinct-count sketches"
-  def sizeHint(s: DistinctSketch): Int = Codec.HeaderSize + 32 + 12 * s.wave.entryCount
+  def sizeHint(s: DistinctSketch): Int = Codec.HeaderSize + 32 + 12 * s.wave.storedItems
 
   def encodeBody(s: DistinctSketch, out: ByteWriter): Unit = {
     out.putDouble(s.config.delta)

@@ -191,8 +191,9 @@ private[rwave] final class Scratch {
   * re-occurs moves to its newer ts (distinct values, GT §5). Queries take the median over the
   * instances of 2^l * |{items of level l with ts >= lo}| at the lowest level l that covers lo.
   *
-  * As an ECM cell, [[add]] assigns every arrival a fresh event id (a per-wave random salt plus a
-  * counter), so arrivals sharing a timestamp stay distinct (docs/rwave.md).
+  * As an ECM cell, [[add]] assigns every arrival a fresh event id (`mix64(salt + counter)`, the salt
+  * given by the creator or derived deterministically, docs/rwave.md "Event ids"), so arrivals
+  * sharing a timestamp stay distinct.
   *
   * Implementation (docs/rwave.md):
   *  - Level hash: t = (a_i x + b_i) mod (2^61 - 1), x = id mod (2^61 - 1), h_i = min(60, nlz(t) - 3),
@@ -225,6 +226,16 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   private[rwave] var level0: Level = new Level(4)
   /** levels(i)(l) for instance i and level l >= 1; null arrays and null levels are empty. */
   private[rwave] var levels: Array[Array[Level]] = null
+  /** The compact ("frozen") form of levels 1..60 (docs/rwave.md, "Storage and cost"): when not
+    * null, `levels` is null and instance i's level l is the `capacity` largest (ts, id) with
+    * h_i >= l among level 0 and the items frozenTs(i)/frozenIds(i) (null: none), which are sorted
+    * by (ts, id), older than level 0's first item and each in some level, as the encoding stores
+    * them. A wave is frozen by encoding and by decoding, and thawed (its levels rebuilt) by the
+    * first operation that needs them: an insertion, a clock move, a query level 0 does not cover,
+    * a merge. The inner arrays are never written, so copies share them.
+    */
+  private[rwave] var frozenTs: Array[Array[Long]] = null
+  private[rwave] var frozenIds: Array[Array[Long]] = null
   private[rwave] var _lastTs: Long = Long.MinValue
   /** True when every level is compacted for the current clock. */
   private[rwave] var canonical: Boolean = true
@@ -232,8 +243,15 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     * is compacted. Event ids of [[add]] are fresh, so cells skip the duplicate search.
     */
   private[rwave] var mayRepeat: Boolean = false
-  private[this] val salt: Long = java.util.concurrent.ThreadLocalRandom.current().nextLong()
-  private[this] var counter: Long = 0L
+  /** Event ids of [[add]] are `mix64(salt + counter)` (docs/rwave.md, "Event ids"). A new wave draws
+    * a random salt unless its creator gives one ([[RandWave.salted]]); copies, merge results and
+    * decoded waves derive theirs from their inputs, so that the same operations on the same inputs
+    * give the same ids.
+    */
+  private[rwave] var salt: Long = java.util.concurrent.ThreadLocalRandom.current().nextLong()
+  private[rwave] var counter: Long = 0L
+  /** Copies made of this wave: each copy derives a different salt. */
+  private[this] var copies: Long = 0L
   /** Items added but not yet inserted into the levels (ts non-decreasing, all <= lastTs); inserted
     * instance by instance when the buffer is full and before any read ([[normalize]]). Allocated
     * lazily, grows up to [[RandWave.MaxPending]] ([[RandWave.MaxBatchPending]] for
@@ -294,6 +312,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     * oldest first.
     */
   private def insertBatch(ids: Array[Long], ts: Array[Long], m0: Int): Unit = {
+    thaw()
     val sc = scratch.get()
     // sorted by (ts, id), every level's items are appended in (ts, id) order
     sortTieRuns(ts, ids, 0, m0)
@@ -539,6 +558,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   }
 
   private def levelsOf(i: Int, h: Int): Array[Level] = {
+    thaw()
     if (levels == null) levels = new Array[Array[Level]](r)
     var ls = levels(i)
     if (ls == null || ls.length <= h) {
@@ -616,6 +636,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
 
   /** Brings every level into canonical form for the current clock. */
   private[rwave] def normalize(): Unit = if (!canonical) {
+    thaw()
     flush()
     if (pIds != null && pIds.length > MaxPending) { pIds = null; pTs = null }
     normalizeLevel(level0)
@@ -633,6 +654,51 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
 
   private def normalizeLevel(lv: Level): Unit = { if (lv.dirty) compact(lv); expireClean(lv) }
 
+  /** Rebuilds the levels of a frozen wave (see [[frozenTs]]). */
+  @inline private[rwave] def thaw(): Unit = if (frozenTs != null) thawNow()
+
+  private def thawNow(): Unit = {
+    val fts = frozenTs; val fids = frozenIds
+    frozenTs = null; frozenIds = null
+    levels = null
+    var i = 0
+    while (i < r) {
+      val m = if (fts(i) == null) 0 else fts(i).length
+      RwCells.rebuild(this, i, fts(i), fids(i), m, level0)
+      i += 1
+    }
+  }
+
+  /** Replaces levels 1..60 by the compact form: instance i's items not in level 0 (`ts(i)`,
+    * `ids(i)`: exact length, sorted by (ts, id), no duplicates; null for none). The wave must be
+    * canonical with nothing buffered.
+    */
+  private[rwave] def freeze(ts: Array[Array[Long]], ids: Array[Array[Long]]): Unit = {
+    levels = null
+    frozenTs = ts; frozenIds = ids
+  }
+
+  /** Estimated heap bytes of this wave (benchmarks; RwHeapBench): array payloads with 16-byte
+    * array headers, 4-byte references, and the wave and level objects; shared scratch space excluded.
+    */
+  private[rwave] def heapEstimate: Long = {
+    def arr(a: Array[Long]): Long = if (a == null) 0L else 16L + 8L * a.length
+    def lvl(lv: Level): Long = if (lv == null) 0L else 32L + arr(lv.ts) + arr(lv.ids)
+    var s = 96L + lvl(level0) + arr(pIds) + arr(pTs)
+    if (levels != null) {
+      s += 16L + 4L * levels.length
+      levels.foreach(ls => if (ls != null) { s += 16L + 4L * ls.length; ls.foreach(l => s += lvl(l)) })
+    }
+    if (frozenTs != null) { s += 2 * (16L + 4L * r); frozenTs.foreach(a => s += arr(a)); frozenIds.foreach(a => s += arr(a)) }
+    s
+  }
+
+  /** Stored items: level 0 plus every instance's other items when frozen, else every level's
+    * entries (an allocation hint for encoding).
+    */
+  private[rwave] def storedItems: Int =
+    if (frozenTs != null) { var s = level0.n; frozenTs.foreach(a => if (a != null) s += a.length); s } else entryCount
+
   /** Normalizes, then shrinks every level's arrays to its live entries and drops the empty
     * insertion buffer, so a finished wave holds no spare capacity (logs grow up to 2 * capacity
     * between compactions). Called before encoding; the next insertion regrows what it needs.
@@ -641,7 +707,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     normalize()
     if (pN == 0) { pIds = null; pTs = null }
     trimLevel(level0)
-    foreachLevel((_, _, lv) => trimLevel(lv))
+    if (frozenTs == null) foreachLevel((_, _, lv) => trimLevel(lv)) // a frozen wave is trimmed
   }
 
   private def trimLevel(lv: Level): Unit = {
@@ -665,6 +731,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   }
 
   private def upperEstimate(i: Int, lo: Long): Double = {
+    thaw()
     val ls = if (levels == null) null else levels(i)
     var l = 1
     while (l <= RwConfig.MaxLevel) {
@@ -692,6 +759,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   /** The level an instance's query for `lo` uses (tests and diagnostics). */
   def coveringLevel(i: Int, lo: Long): Int = {
     normalize()
+    thaw()
     if (covers(level0, lo)) return 0
     val ls = if (levels == null) null else levels(i)
     var l = 1
@@ -715,12 +783,15 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   /** Stored entries over all instances and levels (the shared level 0 counted once). */
   def entryCount: Int = {
     normalize()
+    thaw()
     var s = level0.n
     foreachLevel((_, _, lv) => s += lv.n)
     s
   }
 
-  private[rwave] def foreachLevel(f: (Int, Int, Level) => Unit): Unit = if (levels != null) {
+  private[rwave] def foreachLevel(f: (Int, Int, Level) => Unit): Unit = { thaw(); if (levels != null) foreachLevelNow(f) }
+
+  private def foreachLevelNow(f: (Int, Int, Level) => Unit): Unit = {
     var i = 0
     while (i < r) {
       val ls = levels(i)
@@ -734,14 +805,21 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
 
   private[rwave] def levelAt(i: Int, l: Int): Level =
     if (l == 0) level0
-    else if (levels == null || levels(i) == null || l >= levels(i).length) null
-    else levels(i)(l)
+    else {
+      thaw()
+      if (levels == null || levels(i) == null || l >= levels(i).length) null else levels(i)(l)
+    }
 
-  /** A deep copy with a fresh event-id salt (so the copy and the original never share event ids). */
+  /** A deep copy with a salt derived from this wave's salt, counter and number of copies, so that
+    * the copy, the original and other copies give their future events different ids.
+    */
   def copy(): RandWave = {
     normalize()
     val w = new RandWave(config)
+    copies += 1
+    w.salt = Hashing.mix64(Hashing.mix64(salt ^ CopyTag) + Hashing.mix64(counter) * 31 + copies)
     w.level0 = level0.copy()
+    if (frozenTs != null) { w.frozenTs = frozenTs.clone(); w.frozenIds = frozenIds.clone() }
     if (levels != null) {
       w.levels = new Array[Array[Level]](r)
       var i = 0
@@ -759,6 +837,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   /** Checks the canonical-state invariants (tests); throws AssertionError on a violation. */
   def checkInvariants(): Unit = {
     normalize()
+    thaw()
     def fail(msg: String): Nothing = throw new AssertionError(msg)
     def checkLevel(i: Int, l: Int, lv: Level): Unit = {
       if (lv.n > cap) fail(s"level $l of instance $i holds ${lv.n} > $cap items")
@@ -825,6 +904,38 @@ object RandWave {
 
   private[rwave] val scratch: ThreadLocal[Scratch] = ThreadLocal.withInitial(() => new Scratch)
 
+  private final val CopyTag = 0x636F7079L // "copy"
+  private final val SaltTag = 0x73616C74L // "salt"
+  private final val MergeTag = 0x6D65726765L // "merge"
+  private final val DecodeTag = 0x6465636F6465L // "decode"
+
+  /** A new wave whose event ids ([[RandWave.add]]) derive from `salt`: `mix64(s + counter)` with
+    * s = mix64(salt), so that near salts (5 and 6) give unrelated ids.
+    */
+  def salted(config: RwConfig, salt: Long): RandWave = { val w = new RandWave(config); w.salt = Hashing.mix64(salt ^ SaltTag); w }
+
+  /** Salt of a merge result: a symmetric function of the inputs' salts and counters (so the input
+    * order does not matter), distinct from each input's salt.
+    */
+  private[rwave] def mergedSalt(inputs: Seq[RandWave]): Long = {
+    var sum = 0L
+    inputs.foreach { w => sum += Hashing.mix64(Hashing.mix64(w.salt) + w.counter) }
+    Hashing.mix64(Hashing.mix64(sum ^ MergeTag) + inputs.size)
+  }
+
+  /** Salt of a decoded wave, from its clock and its newest and oldest level-0 items (event ids of
+    * the stream that built it), so that waves decoded from different bytes get different salts.
+    */
+  private[rwave] def decodedSalt(w: RandWave): Long = {
+    val l0 = w.level0
+    var h = Hashing.mix64(w.lastTs ^ DecodeTag) + l0.n
+    if (l0.n > 0) {
+      h = Hashing.mix64(h ^ l0.ids(l0.n - 1)) + l0.ts(l0.n - 1)
+      h = Hashing.mix64(h ^ l0.ids(0)) + l0.ts(0)
+    }
+    Hashing.mix64(h)
+  }
+
   /** Level of a value x (already reduced mod p) for coefficients (a, b): min(60, nlz(t) - 3). */
   @inline private[rwave] def levelFor(a: Long, b: Long, x: Long): Int = {
     var t = Hashing.mulModP(a, x) + b
@@ -875,8 +986,8 @@ object RandWave {
     * and delta. The result equals one wave built over the union of the input streams.
     *
     * Inputs are not modified (beyond compaction, which does not change their answers). The result's
-    * clock is the latest input clock, and items expired at that clock are dropped. The result
-    * draws a fresh event-id salt.
+    * clock is the latest input clock, and items expired at that clock are dropped. The result's
+    * event-id salt is derived from the inputs' salts and counters ([[mergedSalt]]).
     */
   def merge(inputs: Seq[RandWave], config: RwConfig): RandWave = {
     SketchException.require(inputs.nonEmpty, "randomized-wave merge needs at least one wave")
@@ -886,8 +997,9 @@ object RandWave {
       if (d.nonEmpty) throw new SketchException(s"cannot merge randomized waves with different parameters: ${d.mkString(", ")}")
     }
     val out = new RandWave(config)
+    out.salt = mergedSalt(inputs)
     out._lastTs = inputs.iterator.map(_.lastTs).max
-    inputs.foreach(_.normalize())
+    inputs.foreach { w => w.normalize(); w.thaw() }
     val srcs = inputs.filter(_.level0.n > 0).toArray
     if (srcs.isEmpty) return out
     val buf = new Array[Level](srcs.length)

@@ -23,6 +23,7 @@ final class RwCells(val config: RwConfig) extends CellFamily {
   def epsilon: Double = config.epsilon
   def window: Long = config.window
   def create(): WindowCounter = new RandWave(config)
+  override def create(salt: Long): WindowCounter = RandWave.salted(config, salt)
 
   def merge(cells: Seq[WindowCounter]): WindowCounter = {
     val ws = cells.collect { case w: RandWave if w != null => w }
@@ -67,18 +68,38 @@ object RwCells {
     out.putVarLong(n0)
     if (n0 == 0) return
     writeItems(out, l0.ts, l0.ids, n0, base)
-    if (n0 < w.config.capacity) return
+    if (n0 < w.config.capacity) {
+      // every live item is in level 0, and levels 1..60 are its items with h >= l
+      if (w.frozenTs == null) w.freeze(new Array[Array[Long]](w.config.instances), new Array[Array[Long]](w.config.instances))
+      return
+    }
+    val r = w.config.instances
+    if (w.frozenTs != null) {
+      var i = 0
+      while (i < r) {
+        val ts = w.frozenTs(i)
+        val m = if (ts == null) 0 else ts.length
+        out.putVarLong(m)
+        writeItems(out, ts, w.frozenIds(i), m, base)
+        i += 1
+      }
+      return
+    }
     val set = RandWave.scratch.get().set
     set.reset(n0)
     var j = 0
     while (j < n0) { set.add(l0.ids(j)); j += 1 }
+    val fts = new Array[Array[Long]](r); val fids = new Array[Array[Long]](r)
     var i = 0
-    while (i < w.config.instances) {
+    while (i < r) {
       val (ts, ids, m) = extras(w, i, set)
       out.putVarLong(m)
       writeItems(out, ts, ids, m, base)
+      if (m > 0) { fts(i) = java.util.Arrays.copyOf(ts, m); fids(i) = java.util.Arrays.copyOf(ids, m) }
       i += 1
     }
+    // what was written is the whole state: keep it in that form until the levels are needed again
+    w.freeze(fts, fids)
   }
 
   /** Items of instance i's levels >= 1 not in level 0 (`inLevel0`), sorted by (ts, id), without duplicates. */
@@ -173,6 +194,8 @@ object RwCells {
     val w = new RandWave(config)
     w.level0 = l0
     val minTs = l0.ts(0); val minId = l0.ids(0)
+    val fts = new Array[Array[Long]](r); val fids = new Array[Array[Long]](r)
+    var minTs0 = minTs
     var i = 0
     while (i < r) {
       var m = 0
@@ -195,20 +218,51 @@ object RwCells {
           }
         }
       }
-      rebuild(w, i, ets, eids, m, l0)
+      if (m > 0) check(w, i, eids, m, l0)
+      fts(i) = ets; fids(i) = eids
+      if (m > 0 && ets(0) < minTs0) minTs0 = ets(0)
       i += 1
     }
+    w.freeze(fts, fids)
     w._lastTs = lastTs
-    w.canonical = false
-    w.normalize() // expires what lies before the sketch's window (cells are written at their own clock)
+    w.salt = RandWave.decodedSalt(w)
+    // cells are written at their own clock: expire what lies before the sketch's window, if anything
+    val window = config.window
+    val expired = !config.unbounded && lastTs >= Long.MinValue + window && minTs0 <= lastTs - window
+    if (expired) { w.canonical = false; w.normalize() }
     if (w.level0.n == 0) null else w
+  }
+
+  /** Checks that every one of instance i's items lands in some level: walking the candidates (its
+    * items, then level 0; together sorted by (ts, id)) from the newest, level l takes the first
+    * `capacity` with h_i >= l. Otherwise the encoding is not canonical.
+    */
+  private def check(w: RandWave, i: Int, eids: Array[Long], m: Int, l0: Level): Unit = {
+    val cap = w.config.capacity
+    val cnt = new Array[Int](RwConfig.MaxLevel + 1)
+    var j = l0.n - 1
+    while (j >= 0) {
+      val h = w.levelOf(i, ecmsketch.hash.Hashing.modP(l0.ids(j)))
+      var l = 1
+      while (l <= h) { if (cnt(l) < cap) cnt(l) += 1; l += 1 }
+      j -= 1
+    }
+    j = m - 1
+    while (j >= 0) {
+      val h = w.levelOf(i, ecmsketch.hash.Hashing.modP(eids(j)))
+      var used = false
+      var l = 1
+      while (l <= h) { if (cnt(l) < cap) { cnt(l) += 1; used = true }; l += 1 }
+      if (!used) corrupt(s"instance $i item $j belongs to no level (the encoding is not canonical)")
+      j -= 1
+    }
   }
 
   /** Rebuilds levels 1..60 of instance i from the candidates (extras, then level 0; together
     * sorted by (ts, id)): level l = the `capacity` newest candidates with h_i >= l. Every extra
     * must land in some level.
     */
-  private def rebuild(w: RandWave, i: Int, ets: Array[Long], eids: Array[Long], m: Int, l0: Level): Unit = {
+  private[rwave] def rebuild(w: RandWave, i: Int, ets: Array[Long], eids: Array[Long], m: Int, l0: Level): Unit = {
     val cap = w.config.capacity
     val total = m + l0.n
     val hs = new Array[Int](total)

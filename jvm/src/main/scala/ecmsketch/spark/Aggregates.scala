@@ -60,7 +60,7 @@ abstract class IngestAgg[S <: WindowSketch] extends TypedImperativeAggregate[Ing
   protected lazy val levels: Int = 1 + Args.mergeLevels(mergeLevels, fn)
   private lazy val hasValue = !Args.isDefault(value)
 
-  override def createAggregationBuffer(): Ingest[S] = new Ingest(ops, spec.window)
+  override def createAggregationBuffer(): Ingest[S] = new Ingest(ops, spec.window, IngestAgg.bufferSalt())
 
   // How update reads ts and value: straight from the row when they are bound integral columns
   // (no boxing), else through eval (see [[Column]]).
@@ -84,10 +84,29 @@ abstract class IngestAgg[S <: WindowSketch] extends TypedImperativeAggregate[Ing
   override def merge(buffer: Ingest[S], input: Ingest[S]): Ingest[S] = DataErrors(fn) { buffer.absorb(input); buffer }
   override def eval(buffer: Ingest[S]): Any = DataErrors(fn) { ops.encode(buffer.result()) }
   override def serialize(buffer: Ingest[S]): Array[Byte] = DataErrors(fn) { buffer.serialize() }
-  override def deserialize(bytes: Array[Byte]): Ingest[S] = DataErrors(fn) { Ingest.deserialize(ops, spec.window, bytes) }
+  override def deserialize(bytes: Array[Byte]): Ingest[S] = DataErrors(fn) { Ingest.deserialize(ops, spec.window, bytes, IngestAgg.bufferSalt()) }
   override def nullable: Boolean = false
   override def dataType: DataType = BinaryType
   override def defaultResult: Option[Literal] = Option(Literal.create(eval(createAggregationBuffer()), BinaryType))
+}
+
+object IngestAgg {
+  /** (task attempt id, buffers created by it so far) of the task running on this thread. */
+  private val created = ThreadLocal.withInitial[Array[Long]](() => Array(Long.MinValue, 0L))
+
+  /** Event-id salt of a new buffer (randomized-wave cells, docs/rwave.md "Event ids"): the task's
+    * partition id and the buffer's number among those the task created (one per group and
+    * aggregate, in the order the rows reach them). A retry or a speculative copy of the task sees
+    * the same rows and gives the same salts; two partitions, or two groups of one task, differ.
+    */
+  private[spark] def bufferSalt(): Long = {
+    val t = org.apache.spark.TaskContext.get()
+    if (t == null) return -1L
+    val c = created.get()
+    if (c(0) != t.taskAttemptId()) { c(0) = t.taskAttemptId(); c(1) = 0L }
+    c(1) += 1
+    Hashing.mix64(Hashing.mix64(t.partitionId().toLong) + c(1))
+  }
 }
 
 /** An integral column read without boxing: `ordinal` >= 0 when the expression is a bound column

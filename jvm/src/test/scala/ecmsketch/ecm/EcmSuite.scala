@@ -291,7 +291,7 @@ class EcmSuite extends AnyFunSuite {
       val a = EcmSketch.merge(fresh); val b = EcmSketch.merge(mixed); val c = EcmSketch.merge(decoded)
       assert(a.mergeDepth == 1 && b.mergeDepth == 1 && c.mergeDepth == 1)
       if (cell == CellFamily.RandWaveId) {
-        // event-id salts are drawn afresh by every decode: compare answers, which do not depend on them
+        // event-id salts differ between built and decoded sketches: compare answers, which do not depend on them
         for (k <- 0L until 200L; r <- Seq(30L, 300L)) assert(a.point(k, r, null) == c.point(k, r, null) && b.point(k, r, null) == c.point(k, r, null), s"rwave seed $seed key $k r $r")
       } else assert(enc(a) == enc(c) && enc(b) == enc(c), s"cell $cell seed $seed")
     }

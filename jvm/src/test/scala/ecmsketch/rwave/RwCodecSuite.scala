@@ -48,6 +48,45 @@ class RwCodecSuite extends AnyFunSuite {
     assert(new RwCells(RwConfig(0.3, 0.1, 10, 1)).read(new ByteReader(Array[Byte](0)), 0, 5) == null)
   }
 
+  test("the compact (frozen) form of encoded and decoded waves answers, copies, merges and takes items like the levels") {
+    val rnd = new Random(17)
+    for ((name, cfg, s) <- streams(rnd)) {
+      val (first, rest) = s.splitAt(s.length * 2 / 3)
+      val base = s.head._2
+      val live = build(cfg, first) // never encoded: levels stay materialized
+      val enc = build(cfg, first)
+      val b = encode(enc, base) // frozen by the encoding
+      val fullLevel0 = live.level0Count == cfg.capacity
+      assert(enc.frozenTs != null && enc.levels == null, name)
+      val dec = decode(cfg, b, base, live.lastTs)
+      assert(dec.frozenTs != null && dec.levels == null, s"$name: decoded waves start frozen")
+      assert(java.util.Arrays.equals(encode(dec, base), b), s"$name: re-encoding the frozen form")
+      val copy = dec.copy()
+      assert(copy.frozenTs != null, name)
+      val lows = boundaries(s, live.lastTs, cfg.window)
+      for (w <- Seq(enc, dec, copy)) {
+        for (lo <- lows) {
+          assert(w.estimateFrom(lo) == live.estimateFrom(lo), s"$name lo=$lo")
+          var i = 0
+          while (i < cfg.instances) {
+            assert(w.coveringLevel(i, lo) == live.coveringLevel(i, lo) && w.instanceEstimateFrom(i, lo) == live.instanceEstimateFrom(i, lo), s"$name i=$i lo=$lo")
+            i += 1
+          }
+        }
+        if (fullLevel0) assert(w.frozenTs == null, s"$name: a query above level 0 rebuilds the levels")
+      }
+      // frozen inputs of a merge, and frozen waves taking more items
+      val merged = RandWave.merge(Seq(decode(cfg, b, base, live.lastTs), build(cfg, rest)), cfg)
+      val all = build(cfg, s)
+      assert(java.util.Arrays.equals(encode(merged, base), encode(all, base)), s"$name: merge of a frozen wave")
+      for (w <- Seq(decode(cfg, b, base, live.lastTs), decode(cfg, b, base, live.lastTs).copy())) {
+        rest.foreach { case (id, t) => w.addItem(id, t) }
+        w.checkInvariants()
+        assert(java.util.Arrays.equals(encode(w, base), encode(all, base)), s"$name: items added to a frozen wave")
+      }
+    }
+  }
+
   def expectCorrupt(f: => Any): SketchException = {
     val e = intercept[SketchException](f)
     assert(e.getMessage.startsWith("corrupt sketch: "), e.getMessage)

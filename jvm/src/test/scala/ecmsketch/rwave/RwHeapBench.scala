@@ -53,10 +53,31 @@ object RwHeapBench {
     distinct(fps, dts, 300000)
     val (h2, d) = heapOf { () => val s = distinct(fps, dts, distinctRows); Codec.encode(DistinctKind, s); s }
     val b2 = Codec.encode(DistinctKind, d).length
+    // the same sketches decoded, and decoded with every wave's levels rebuilt (as while taking rows)
+    val eb = SketchCodec.encode(e); val db = Codec.encode(DistinctKind, d)
+    val (h3, _) = heapOf { () => SketchCodec.decode(eb) }
+    val (h4, _) = heapOf { () => val x = SketchCodec.decode(eb).asInstanceOf[EcmSketch]; x.cells.foreach { case w: RandWave => w.thaw(); case _ => }; x }
+    val (h5, _) = heapOf { () => Codec.decodeAs(DistinctKind, db) }
+    val (h6, _) = heapOf { () => val x = Codec.decodeAs(DistinctKind, db); x.wave.thaw(); x }
+    def ratio(h: Long, b: Int): String = f"$h%,d / $b%,d B = ${h.toDouble / b}%.2fx"
+    // the estimate (sum of array lengths times widths plus headers, RandWave.heapEstimate) of the
+    // built-and-encoded sketches, compact, then with their levels rebuilt (the layout before the
+    // compact form, trimmed as the encoding left it)
+    def ecmEstimate(x: EcmSketch): Long = 16L + 4L * x.cells.length + x.cells.iterator.map { case w: RandWave => w.heapEstimate; case _ => 0L }.sum
+    val ecmCompact = ecmEstimate(e); val dCompact = d.wave.heapEstimate
+    e.cells.foreach { case w: RandWave => w.thaw(); case _ => }
+    d.wave.thaw()
+    val ecmLevels = ecmEstimate(e); val dLevels = d.wave.heapEstimate
     Seq(
-      (f"ECM-RW heap / serialized after $events%,d events", f"$h1%,d / $b1%,d B = ${h1.toDouble / b1}%.2fx", "aim <= 2x; used heap after full GCs, built minus before"),
-      (f"distinct sketch heap / serialized, $distinctRows%,d rows ~1M distinct", f"$h2%,d / $b2%,d B = ${h2.toDouble / b2}%.2fx",
-        f"aim <= 2x; estimate ${d.count(null, null)}%.0f"))
+      (f"ECM-RW heap / serialized after $events%,d events, built and encoded", ratio(h1, b1), "aim <= 2x; used heap after full GCs, built minus before"),
+      ("ECM-RW decoded", ratio(h3, b1), "levels in the compact (frozen) form"),
+      ("ECM-RW decoded, levels rebuilt", ratio(h4, b1), "as while the waves take rows"),
+      ("ECM-RW estimate, built and encoded: compact / levels", s"${ratio(ecmCompact, b1)} / ${ratio(ecmLevels, b1)}", "array lengths x widths + headers"),
+      (f"distinct sketch heap / serialized, $distinctRows%,d rows ~1M distinct, built and encoded", ratio(h2, b2),
+        f"aim <= 2x; estimate ${d.count(null, null)}%.0f"),
+      ("distinct decoded", ratio(h5, b2), "levels in the compact (frozen) form"),
+      ("distinct decoded, levels rebuilt", ratio(h6, b2), "as while the wave takes rows"),
+      ("distinct estimate, built and encoded: compact / levels", s"${ratio(dCompact, b2)} / ${ratio(dLevels, b2)}", "array lengths x widths + headers"))
   }
 
   def main(args: Array[String]): Unit = {
