@@ -163,3 +163,26 @@ def test_bad_input_is_refused_with_a_clear_message(spark, sql, msg):
     with pytest.raises(Exception) as ei:
         spark.sql(sql).collect()
     assert msg in str(ei.value)
+
+
+def test_readme_async_sql_runs(spark):
+    """The README's async example (its fifth SQL block) runs and answers within epsilon of exact."""
+    import os
+    import re
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "README.md")) as f:
+        sql = re.findall(r"```sql\n(.*?)```", f.read(), re.S)[4]
+    assert "async_sum_agg" in sql
+    row = None
+    for stmt in [s.strip() for s in sql.split(";\n") if s.strip()]:
+        stmt = "\n".join(ln for ln in stmt.splitlines() if not ln.strip().startswith("--")).strip().rstrip(";")
+        row = spark.sql(stmt).collect()
+    (row,) = row
+    ex = spark.sql("""SELECT sum(bytes_sent) AS b, count(*) AS c FROM events
+                      WHERE ts > (SELECT max(ts) FROM events) - INTERVAL '15 minutes'""").first()
+    assert abs(row.bytes_15m - ex.b) <= row.epsilon * ex.b
+    assert abs(row.requests_15m - ex.c) <= row.epsilon * ex.c
+    lat = np.sort(np.array([r.x for r in spark.sql("""SELECT latency_ms AS x FROM events
+                      WHERE ts > (SELECT max(ts) FROM events) - INTERVAL '1 hour'""").collect()]))
+    for q, x in zip((0.5, 0.9), row.p50_p90):
+        assert np.count_nonzero(lat <= x) >= (q - row.epsilon) * len(lat)
+        assert np.count_nonzero(lat < x) <= (q + row.epsilon) * len(lat)
