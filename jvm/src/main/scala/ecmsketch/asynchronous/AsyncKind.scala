@@ -32,6 +32,7 @@ object AsyncKind extends SketchKind[AsyncSketch](6, "async") {
     s.levels.foreach { l =>
       out.putVarLong(if (l.hasDisc) l.disc - base + 1 else 0L)
       out.putVarLong(l.size.toLong)
+      l.sortInPlace()
       var prev = base
       var i = l.start
       while (i < l.end) {
@@ -122,6 +123,7 @@ object AsyncKind extends SketchKind[AsyncSketch](6, "async") {
       }
       if (weight > h.count) corrupt(s"level $j holds weight $weight, more than the total weight ${h.count}")
       lv.set(ts, hs, vs, n)
+      if (lv.hashCount != n) corrupt(s"level $j holds two elements with one identity hash")
       lv
     }
     if (nLevels > 0 && levels(nLevels - 1).isTrivial) corrupt("the last level is empty (not canonical)")

@@ -3,94 +3,173 @@ package ecmsketch.asynchronous
 import ecmsketch.core.{SketchException, WindowSketch, WindowSpec, Windows}
 import ecmsketch.hash.Hashing
 
-/** One level S_i of an async sketch: the elements selected into it, sorted ascending by the total
-  * order (t, h, v) (timestamp, identity hash, value bits), at most `alpha` of them (the most recent
-  * in that order), and the discard marker t_i (the largest timestamp ever discarded by overflow).
-  * Elements are kept in three parallel arrays between `start` and `end`, so dropping the oldest
-  * element and appending a newest one (a time-sorted stream) are O(1).
+/** Open-addressing set of 64-bit identity hashes (linear probing, backward-shift deletion). */
+private[asynchronous] final class HashSet64 {
+  private var keys = new Array[Long](16)
+  private var n = 0
+  private var hasZero = false
+
+  @inline private def slot(k: Long, mask: Int): Int = (Hashing.mix64(k) >>> 40).toInt & mask
+
+  def contains(k: Long): Boolean =
+    if (k == 0L) hasZero
+    else {
+      val mask = keys.length - 1
+      var i = slot(k, mask)
+      while (keys(i) != 0L) { if (keys(i) == k) return true; i = (i + 1) & mask }
+      false
+    }
+
+  def add(k: Long): Unit =
+    if (k == 0L) hasZero = true
+    else {
+      if ((n + 1) * 2 > keys.length) grow()
+      val mask = keys.length - 1
+      var i = slot(k, mask)
+      while (keys(i) != 0L) { if (keys(i) == k) return; i = (i + 1) & mask }
+      keys(i) = k; n += 1
+    }
+
+  def remove(k: Long): Unit =
+    if (k == 0L) hasZero = false
+    else {
+      val mask = keys.length - 1
+      var i = slot(k, mask)
+      while (keys(i) != k) { if (keys(i) == 0L) return; i = (i + 1) & mask }
+      // backward shift: move later entries of the probe run into the hole
+      var j = i
+      var done = false
+      while (!done) {
+        j = (j + 1) & mask
+        val kj = keys(j)
+        if (kj == 0L) done = true
+        else {
+          val ideal = slot(kj, mask)
+          if (((j - ideal) & mask) >= ((j - i) & mask)) { keys(i) = kj; i = j }
+        }
+      }
+      keys(i) = 0L; n -= 1
+    }
+
+  def size: Int = n + (if (hasZero) 1 else 0)
+
+  private def grow(): Unit = {
+    val old = keys
+    keys = new Array[Long](old.length * 2); n = 0
+    old.foreach(k => if (k != 0L) add(k))
+  }
+}
+
+/** One level S_i of an async sketch: the elements selected into it, at most `alpha` of them (the
+  * newest in the total order (t, h, v): timestamp, identity hash, value bits), and the discard marker
+  * t_i (the largest timestamp ever discarded by overflow). The elements form a binary min-heap in
+  * three parallel arrays over [start, end) (start is always 0), as the paper suggests (§6.2), with a
+  * hash set of their identity hashes for duplicates: O(log alpha) per offer in any arrival order.
+  * [[sortInPlace]] orders them ascending (a sorted array is also a valid heap) for encoding and union.
   */
 private[asynchronous] final class Level {
   var ts: Array[Long] = Level.Empty
   var hs: Array[Long] = Level.Empty
   var vs: Array[Long] = Level.Empty
-  var start = 0
+  val start = 0
   var end = 0
   var hasDisc = false
   var disc = 0L
+  private var ids = new HashSet64
+  private var sorted = true
 
-  def size: Int = end - start
-  def t(i: Int): Long = ts(start + i)
-  def h(i: Int): Long = hs(start + i)
-  def v(i: Int): Long = vs(start + i)
+  def size: Int = end
 
   def markDiscard(t: Long): Unit = if (!hasDisc || t > disc) { hasDisc = true; disc = t }
 
-  /** Index (relative to start) of (t, h, v), or -(insertion point) - 1. */
-  def search(t: Long, h: Long, v: Long): Int = {
-    var lo = start; var hi = end - 1
-    while (lo <= hi) {
-      val mid = (lo + hi) >>> 1
-      val c = Level.compare(ts(mid), hs(mid), vs(mid), t, h, v)
-      if (c < 0) lo = mid + 1 else if (c > 0) hi = mid - 1 else return mid - start
-    }
-    -(lo - start) - 1
+  @inline private def less(i: Int, j: Int): Boolean = Level.compare(ts(i), hs(i), vs(i), ts(j), hs(j), vs(j)) < 0
+
+  @inline private def swap(i: Int, j: Int): Unit = {
+    val t = ts(i); ts(i) = ts(j); ts(j) = t
+    val h = hs(i); hs(i) = hs(j); hs(j) = h
+    val v = vs(i); vs(i) = vs(j); vs(j) = v
   }
 
-  private def makeRoom(): Unit = if (end == ts.length) {
-    val n = size
-    val cap = if (n * 2 <= ts.length && ts.length > 0) ts.length else math.max(16, ts.length * 2)
-    if (cap == ts.length) {
-      System.arraycopy(ts, start, ts, 0, n); System.arraycopy(hs, start, hs, 0, n); System.arraycopy(vs, start, vs, 0, n)
-    } else {
-      val nt = new Array[Long](cap); val nh = new Array[Long](cap); val nv = new Array[Long](cap)
-      System.arraycopy(ts, start, nt, 0, n); System.arraycopy(hs, start, nh, 0, n); System.arraycopy(vs, start, nv, 0, n)
-      ts = nt; hs = nh; vs = nv
+  private def siftDown(from: Int): Unit = {
+    var i = from
+    var done = false
+    while (!done) {
+      val l = 2 * i + 1
+      if (l >= end) done = true
+      else {
+        val c = if (l + 1 < end && less(l + 1, l)) l + 1 else l
+        if (less(c, i)) { swap(c, i); i = c } else done = true
+      }
     }
-    start = 0; end = n
   }
 
-  /** Offers an element: a duplicate (equal t, h, v) is ignored; otherwise it is inserted and, if the
-    * level then holds more than `alpha`, the oldest element is discarded and its timestamp marked
-    * (SumProcess step 6, MedianProcess 2(b)). The result is the top `alpha` of every element ever
-    * offered, whatever their order.
+  /** Removes the oldest element (the heap's root). */
+  private def popMin(): Unit = {
+    ids.remove(hs(0))
+    end -= 1
+    if (end > 0) {
+      ts(0) = ts(end); hs(0) = hs(end); vs(0) = vs(end)
+      siftDown(0)
+      sorted = false
+    }
+  }
+
+  /** Offers an element: a duplicate (an element with the same identity hash already held) is
+    * ignored; an element older than every one of a full level is discarded (its timestamp marked);
+    * otherwise it is inserted and, if the level then holds more than `alpha`, the oldest element is
+    * discarded and marked (SumProcess step 6, MedianProcess 2(b)). The result is the top `alpha` of
+    * every element ever offered, whatever their order.
     */
   def offer(t: Long, h: Long, v: Long, alpha: Int): Unit = {
-    val r = search(t, h, v)
-    if (r >= 0) return
-    val p = -r - 1
-    if (p == 0 && size >= alpha) { markDiscard(t); return }
-    makeRoom()
-    val at = start + p
-    val tail = end - at
-    if (tail > 0) {
-      System.arraycopy(ts, at, ts, at + 1, tail); System.arraycopy(hs, at, hs, at + 1, tail); System.arraycopy(vs, at, vs, at + 1, tail)
+    if (ids.contains(h)) return
+    if (end >= alpha && Level.compare(t, h, v, ts(0), hs(0), vs(0)) < 0) { markDiscard(t); return }
+    if (end == ts.length) {
+      val cap = math.max(16, math.min(ts.length * 2, alpha + 1))
+      ts = java.util.Arrays.copyOf(ts, cap); hs = java.util.Arrays.copyOf(hs, cap); vs = java.util.Arrays.copyOf(vs, cap)
     }
-    ts(at) = t; hs(at) = h; vs(at) = v
+    var i = end
+    ts(i) = t; hs(i) = h; vs(i) = v
     end += 1
-    if (size > alpha) { markDiscard(ts(start)); start += 1 }
+    ids.add(h)
+    // still ascending only if it is the newest element
+    if (sorted && i > 0 && less(i, i - 1)) sorted = false
+    while (i > 0 && less(i, (i - 1) / 2)) { swap(i, (i - 1) / 2); i = (i - 1) / 2 }
+    if (end > alpha) { markDiscard(ts(0)); popMin() }
   }
 
   /** Drops elements with t < cut (outside every future window) and a marker below it: neither can
     * change an answer, and dropping them makes the state a function of the element set.
     */
   def purge(cut: Long): Unit = {
-    while (start < end && ts(start) < cut) start += 1
+    while (end > 0 && ts(0) < cut) popMin()
     if (hasDisc && disc < cut) hasDisc = false
-    if (start == end) { start = 0; end = 0 }
   }
 
   def isTrivial: Boolean = size == 0 && !hasDisc
 
-  /** Replaces the contents by sorted, distinct arrays (from a merge or a decode). */
+  /** Orders the elements ascending by (t, h, v) (still a valid heap). */
+  def sortInPlace(): Unit = if (!sorted) {
+    val n = end
+    val nt = new Array[Long](n); val nh = new Array[Long](n); val nv = new Array[Long](n)
+    var k = 0
+    while (end > 0) { nt(k) = ts(0); nh(k) = hs(0); nv(k) = vs(0); k += 1; popMin() }
+    set(nt, nh, nv, n)
+  }
+
+  /** Distinct identity hashes held (equals size unless decoded bytes repeat one). */
+  def hashCount: Int = ids.size
+
+  /** Replaces the contents by arrays sorted ascending and distinct (from a union or a decode). */
   def set(t: Array[Long], h: Array[Long], v: Array[Long], n: Int): Unit = {
-    ts = t; hs = h; vs = v; start = 0; end = n
+    ts = t; hs = h; vs = v; end = n
+    ids = new HashSet64; var i = 0; while (i < n) { ids.add(h(i)); i += 1 }
+    sorted = true
   }
 
   def copy(): Level = {
     val l = new Level
-    val n = size
-    l.set(java.util.Arrays.copyOfRange(ts, start, end), java.util.Arrays.copyOfRange(hs, start, end),
-      java.util.Arrays.copyOfRange(vs, start, end), n)
+    l.set(java.util.Arrays.copyOf(ts, end), java.util.Arrays.copyOf(hs, end), java.util.Arrays.copyOf(vs, end), end)
+    l.sorted = sorted
     l.hasDisc = hasDisc; l.disc = disc
     l
   }
@@ -431,6 +510,7 @@ object AsyncSketch {
     * of `x` raised to the newest element left out. `y`'s marker is the caller's.
     */
   private def union(x: Level, y: Level, alpha: Int): Level = {
+    x.sortInPlace(); y.sortInPlace()
     val cap = math.min(alpha, x.size + y.size)
     val ts = new Array[Long](cap); val hs = new Array[Long](cap); val vs = new Array[Long](cap)
     var i = x.end - 1; var k = y.end - 1
