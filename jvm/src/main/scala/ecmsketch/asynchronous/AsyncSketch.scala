@@ -62,23 +62,25 @@ private[asynchronous] final class HashSet64 {
 
 /** One level S_i of an async sketch: the elements selected into it, at most `alpha` of them (the
   * newest in the total order (t, h, v): timestamp, identity hash, value bits), and the discard marker
-  * t_i (the largest timestamp ever discarded by overflow). The elements form a binary min-heap in
-  * three parallel arrays over [start, end) (start is always 0), as the paper suggests (§6.2), with a
-  * hash set of their identity hashes for duplicates: O(log alpha) per offer in any arrival order.
-  * [[sortInPlace]] orders them ascending (a sorted array is also a valid heap) for encoding and union.
+  * t_i (the largest timestamp ever discarded by overflow), in three parallel arrays over [start, end)
+  * with a hash set of their identity hashes for duplicates. While every element arrived newer than
+  * the previous ones the arrays stay sorted (append and drop-oldest in O(1), a time-sorted stream);
+  * the first older arrival turns them into a binary min-heap from index 0 (a sorted array is one), as
+  * the paper suggests (§6.2): O(log alpha) per offer in any order. [[sortInPlace]] sorts them again
+  * for encoding and union.
   */
 private[asynchronous] final class Level {
   var ts: Array[Long] = Level.Empty
   var hs: Array[Long] = Level.Empty
   var vs: Array[Long] = Level.Empty
-  val start = 0
+  var start = 0
   var end = 0
   var hasDisc = false
   var disc = 0L
   private var ids = new HashSet64
   private var sorted = true
 
-  def size: Int = end
+  def size: Int = end - start
 
   def markDiscard(t: Long): Unit = if (!hasDisc || t > disc) { hasDisc = true; disc = t }
 
@@ -103,9 +105,10 @@ private[asynchronous] final class Level {
     }
   }
 
-  /** Removes the oldest element (the heap's root). */
+  /** Removes the oldest element (the first of a sorted level, the heap's root otherwise). */
   private def popMin(): Unit = {
-    ids.remove(hs(0))
+    ids.remove(hs(start))
+    if (sorted) { start += 1; if (start == end) { start = 0; end = 0 }; return }
     end -= 1
     if (end > 0) {
       ts(0) = ts(end); hs(0) = hs(end); vs(0) = vs(end)
@@ -122,26 +125,36 @@ private[asynchronous] final class Level {
     */
   def offer(t: Long, h: Long, v: Long, alpha: Int): Unit = {
     if (ids.contains(h)) return
-    if (end >= alpha && Level.compare(t, h, v, ts(0), hs(0), vs(0)) < 0) { markDiscard(t); return }
+    if (size >= alpha && Level.compare(t, h, v, ts(start), hs(start), vs(start)) < 0) { markDiscard(t); return }
+    val append = sorted && (end == start || Level.compare(t, h, v, ts(end - 1), hs(end - 1), vs(end - 1)) > 0)
+    if (!append && sorted) { compact(); sorted = false } // a sorted array is a valid heap
     if (end == ts.length) {
-      val cap = math.max(16, math.min(ts.length * 2, alpha + 1))
-      ts = java.util.Arrays.copyOf(ts, cap); hs = java.util.Arrays.copyOf(hs, cap); vs = java.util.Arrays.copyOf(vs, cap)
+      compact()
+      if (end == ts.length) {
+        // sorted levels keep room for alpha appends past a full level, so compaction is amortized O(1)
+        val cap = math.max(16, math.min(ts.length * 2, 2 * (alpha + 1)))
+        ts = java.util.Arrays.copyOf(ts, cap); hs = java.util.Arrays.copyOf(hs, cap); vs = java.util.Arrays.copyOf(vs, cap)
+      }
     }
     var i = end
     ts(i) = t; hs(i) = h; vs(i) = v
     end += 1
     ids.add(h)
-    // still ascending only if it is the newest element
-    if (sorted && i > 0 && less(i, i - 1)) sorted = false
-    while (i > 0 && less(i, (i - 1) / 2)) { swap(i, (i - 1) / 2); i = (i - 1) / 2 }
-    if (end > alpha) { markDiscard(ts(0)); popMin() }
+    if (!append) while (i > 0 && less(i, (i - 1) / 2)) { swap(i, (i - 1) / 2); i = (i - 1) / 2 }
+    if (size > alpha) { markDiscard(ts(start)); popMin() }
+  }
+
+  private def compact(): Unit = if (start > 0) {
+    val n = end - start
+    System.arraycopy(ts, start, ts, 0, n); System.arraycopy(hs, start, hs, 0, n); System.arraycopy(vs, start, vs, 0, n)
+    start = 0; end = n
   }
 
   /** Drops elements with t < cut (outside every future window) and a marker below it: neither can
     * change an answer, and dropping them makes the state a function of the element set.
     */
   def purge(cut: Long): Unit = {
-    while (end > 0 && ts(0) < cut) popMin()
+    while (size > 0 && ts(start) < cut) popMin()
     if (hasDisc && disc < cut) hasDisc = false
   }
 
@@ -161,14 +174,15 @@ private[asynchronous] final class Level {
 
   /** Replaces the contents by arrays sorted ascending and distinct (from a union or a decode). */
   def set(t: Array[Long], h: Array[Long], v: Array[Long], n: Int): Unit = {
-    ts = t; hs = h; vs = v; end = n
+    ts = t; hs = h; vs = v; start = 0; end = n
     ids = new HashSet64; var i = 0; while (i < n) { ids.add(h(i)); i += 1 }
     sorted = true
   }
 
   def copy(): Level = {
     val l = new Level
-    l.set(java.util.Arrays.copyOf(ts, end), java.util.Arrays.copyOf(hs, end), java.util.Arrays.copyOf(vs, end), end)
+    l.set(java.util.Arrays.copyOfRange(ts, start, end), java.util.Arrays.copyOfRange(hs, start, end),
+      java.util.Arrays.copyOfRange(vs, start, end), end - start)
     l.sorted = sorted
     l.hasDisc = hasDisc; l.disc = disc
     l
