@@ -46,7 +46,8 @@ def _run(spark, src, ck, name):
     df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(src)
     agg = df.agg(E.async_count_agg("ts", WINDOW, EPS, DELTA, id="id").alias("c"),
                  E.async_sum_agg("v", "ts", WINDOW, EPS, DELTA, id="id").alias("s"),
-                 E.eh_agg("ts", WINDOW, EPS).alias("e"))
+                 E.eh_agg("ts", WINDOW, EPS).alias("e"),
+                 E.ecm_agg("v", "ts", WINDOW, EPS, DELTA).alias("m"))
     q = agg.writeStream.outputMode("complete").format("memory").queryName(name) \
         .option("checkpointLocation", ck).start()
     try:
@@ -79,14 +80,17 @@ def test_streaming_late_rows_with_restart(spark, tmp_path):
     ts = np.array([r["ts"] for r in rows])
     vs = np.array([r["v"] for r in rows])
     now = int(ts.max())
-    spark.createDataFrame([(final.c, final.s, final.e)], "c binary, s binary, e binary").createOrReplaceTempView("st_sk")
+    spark.createDataFrame([(final.c, final.s, final.e, final.m)], "c binary, s binary, e binary, m binary") \
+        .createOrReplaceTempView("st_sk")
     for r in (100, 1_000, 10_000, WINDOW):
         m = ts > now - r
         got = spark.sql(f"SELECT async_sum(c, {r}) AS c, async_sum(s, {r}) AS s, eh_count(e, {r}) AS e FROM st_sk").first()
         assert abs(got.c - m.sum()) <= EPS * m.sum(), r
         assert abs(got.s - vs[m].sum()) <= EPS * vs[m].sum(), r
-    info = spark.sql("SELECT sketch_info(c) AS a, sketch_info(e) AS e FROM st_sk").first()
+    info = spark.sql("SELECT sketch_info(c) AS a, sketch_info(e) AS e, sketch_info(m) AS m FROM st_sk").first()
     assert info.a.merge_depth == 0 and info.a.error_bound == EPS
-    # eh_agg's state across micro-batches: report what its merge depth and certified bound became
+    # eh_agg's and ecm_agg's state across micro-batches: report what their merge depth and certified bound became
     print(f"\nafter {BATCHES} micro-batches: async merge depth {info.a.merge_depth}, bound {info.a.error_bound}; "
-          f"eh_agg merge depth {info.e.merge_depth}, certified bound {info.e.error_bound:.4f}")
+          f"eh_agg merge depth {info.e.merge_depth}, certified bound {info.e.error_bound:.4f}; "
+          f"ecm_agg merge depth {info.m.merge_depth}, certified bound {info.m.error_bound:.4f}; "
+          f"sizes: async count {info.a.size_bytes}, eh {info.e.size_bytes}, ecm {info.m.size_bytes} bytes")
