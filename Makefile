@@ -53,6 +53,8 @@ bench: setup
 	$(VPY) bench/spark_bench.py
 	$(VPY) bench/query_bench.py
 	$(VPY) bench/group_bench.py
+	$(SBT) "Test/runMain ecmsketch.bench.AsyncBench"
+	$(VPY) bench/async_bench.py
 
 clean:
 	rm -rf target project/target $(JAR) $(VENV) .pytest_cache

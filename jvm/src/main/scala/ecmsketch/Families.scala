@@ -1,5 +1,6 @@
 package ecmsketch
 
+import ecmsketch.asynchronous.AsyncKind
 import ecmsketch.core.{CellKind, Registration, SketchKind, WindowSketch}
 import ecmsketch.dwave.{DwCellKind, DwKind}
 import ecmsketch.ecm.EcmKind
@@ -12,7 +13,8 @@ import ecmsketch.window.{EhCellKind, EhKind}
   * descriptors here (docs/DESIGN.md, "Layout").
   */
 object Families extends Registration {
-  val sketchKinds: Seq[SketchKind[_ <: WindowSketch]] = Seq(EhKind, EcmKind, DwKind, DistinctKind, DyadicKind)
+  val sketchKinds: Seq[SketchKind[_ <: WindowSketch]] = Seq(EhKind, EcmKind, DwKind, DistinctKind, DyadicKind,
+    AsyncKind)
   /** In the order the `cell` option lists them in messages. */
   val cellKinds: Seq[CellKind] = Seq(EhCellKind, DwCellKind, RwCellKind)
 }

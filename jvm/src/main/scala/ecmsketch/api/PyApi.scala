@@ -1,11 +1,13 @@
 package ecmsketch.api
 
+import ecmsketch.asynchronous.AsyncSketch
 import ecmsketch.core.{CellParams, Codec, CounterSketch, KeyedSketch, Registry, SketchDescription, SketchException,
   SketchKind, WindowSketch, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.ecm.dyadic.{DyadicSketch, KeyEstimate}
 import ecmsketch.dwave.DwSketch
 import ecmsketch.rwave.DistinctSketch
+import ecmsketch.hash.Hashing
 import ecmsketch.window.EhSketch
 
 /** A small, Java-typed facade over the core for the Python package (JPype): primitive arrays in,
@@ -139,4 +141,45 @@ object PyApi {
 
   def dyadicPointLong(s: DyadicSketch, x: Long, range: java.lang.Long, now: java.lang.Long): Double = s.point(x, range, now)
   def dyadicPointDouble(s: DyadicSketch, x: Double, range: java.lang.Long, now: java.lang.Long): Double = s.point(x, range, now)
+
+  // ------------------------------------------------------------------ async sketches (Python's AsyncSum / AsyncQuantile)
+
+  /** An async sketch: measure 'sum', 'count' or 'quantile'; tradeoff < 0 means the default level. */
+  def asyncCreate(measure: String, tsMicros: Boolean, window: Long, epsilon: Double, delta: Double, seed: Long,
+                  withIds: Boolean, tradeoff: Int): AsyncSketch = {
+    val m = AsyncSketch.MeasureNames.indexOf(measure)
+    SketchException.require(m >= 0, s"measure must be 'sum', 'count' or 'quantile', got '$measure'")
+    AsyncSketch.create(m, window, epsilon, delta, seed, withIds, tradeoff, tsMicros)
+  }
+
+  /** Fingerprints of element ids, as the SQL aggregates take them (the `id` column's key type). */
+  def idPrintsLongs(ids: Array[Long]): Array[Long] = ids.map(Hashing.fingerprintLong)
+  def idPrintsStrings(ids: Array[String]): Array[Long] = ids.map { x =>
+    SketchException.require(x != null, "ids must not be None"); Hashing.fingerprintString(x)
+  }
+  def idPrintsBytes(ids: Array[Array[Byte]]): Array[Long] = ids.map { x =>
+    SketchException.require(x != null, "ids must not be None"); Hashing.fingerprintBytes(x)
+  }
+
+  /** Rows of a sum (count) sketch in any order; ids = null for a sketch without ids. */
+  def asyncAddWeights(s: AsyncSketch, vs: Array[Long], ts: Array[Long], ids: Array[Long]): Unit = {
+    SketchException.require(vs.length == ts.length, s"values and timestamps differ in length: ${vs.length} vs ${ts.length}")
+    SketchException.require(ids == null || ids.length == ts.length, s"ids and timestamps differ in length: ${ids.length} vs ${ts.length}")
+    var i = 0
+    while (i < ts.length) { if (ids == null) s.addWeight(vs(i), ts(i)) else s.addWeightWithId(vs(i), ts(i), ids(i)); i += 1 }
+  }
+
+  /** Rows of a quantile sketch in any order; ids = null for a sketch without ids. */
+  def asyncAddValues(s: AsyncSketch, xs: Array[Double], ts: Array[Long], ids: Array[Long]): Unit = {
+    SketchException.require(xs.length == ts.length, s"values and timestamps differ in length: ${xs.length} vs ${ts.length}")
+    SketchException.require(ids == null || ids.length == ts.length, s"ids and timestamps differ in length: ${ids.length} vs ${ts.length}")
+    var i = 0
+    while (i < ts.length) { if (ids == null) s.addValue(xs(i), ts(i)) else s.addValueWithId(xs(i), ts(i), ids(i)); i += 1 }
+  }
+
+  def asyncSum(s: AsyncSketch, range: java.lang.Long, now: java.lang.Long): Double = s.sum(range, now)
+
+  /** The q-quantiles (boxed Doubles; null for an empty range) from one sample read. */
+  def asyncQuantiles(s: AsyncSketch, qs: Array[Double], range: java.lang.Long, now: java.lang.Long): Array[Object] =
+    s.quantiles(qs, range, now).map(_.map(x => Double.box(x): Object).orNull).toArray
 }

@@ -7,6 +7,8 @@ object Codec {
   final val Magic: Array[Byte] = "ECMS".getBytes("US-ASCII")
   final val Version = 1
   final val HeaderSize = 60
+  /** Cell kind byte of a sketch kind that holds no sliding-window cells (the async family). */
+  final val NoCells = 0
 
   private def writeCommon(s: WindowSketch, kind: Int, cellKind: Int, out: ByteWriter): Unit = {
     out.putBytes(Magic)
@@ -52,7 +54,9 @@ object Codec {
     val kind = in.getByte("sketch kind")
     val sk = Registry.sketchKind(kind).getOrElse(throw new SketchException(s"corrupt sketch: unknown sketch kind $kind"))
     val cellKind = in.getByte("cell kind")
-    val ck = Registry.cellKind(cellKind).getOrElse(throw new SketchException(s"corrupt sketch: unknown cell kind $cellKind"))
+    // cell kind 0: a sketch kind without sliding-window cells (its cell epsilon must equal epsilon)
+    val ck = if (cellKind == NoCells && sk.cellKindAllowed(NoCells)) None
+      else Some(Registry.cellKind(cellKind).getOrElse(throw new SketchException(s"corrupt sketch: unknown cell kind $cellKind")))
     if (!sk.cellKindAllowed(cellKind))
       throw new SketchException(s"corrupt sketch: sketch kind $kind cannot hold cells of kind $cellKind")
     val flags = in.getByte("flags")
@@ -64,10 +68,15 @@ object Codec {
     val eps = in.getDouble("epsilon")
     if (!(eps >= 0.001 && eps < 1.0)) throw new SketchException(s"corrupt sketch: epsilon $eps outside [0.001, 1)")
     val cellEps = in.getDouble("cell epsilon")
-    val minCellEps = ck.minCellEpsilon
-    if (!(cellEps >= minCellEps && cellEps <= eps))
-      throw new SketchException(s"corrupt sketch: cell epsilon $cellEps outside [$minCellEps, $eps]")
-    ck.checkCellEpsilon(cellEps, eps)
+    ck match {
+      case Some(k) =>
+        val minCellEps = k.minCellEpsilon
+        if (!(cellEps >= minCellEps && cellEps <= eps))
+          throw new SketchException(s"corrupt sketch: cell epsilon $cellEps outside [$minCellEps, $eps]")
+        k.checkCellEpsilon(cellEps, eps)
+      case None =>
+        if (cellEps != eps) throw new SketchException(s"corrupt sketch: a sketch without cells must have cell epsilon = epsilon, got $cellEps and $eps")
+    }
     val levels = in.getShort("planned merge levels")
     if (levels > Bounds.MaxLevels) throw new SketchException(s"corrupt sketch: planned merge levels $levels > ${Bounds.MaxLevels}")
     val depth = in.getShort("merge depth")

@@ -118,6 +118,43 @@ object Functions {
       "_FUNC_(sketch, q [, range [, now]]) - The q-quantile (DOUBLE) of the keys of a dyadic sketch over the range; with an " +
         "ARRAY of q, an ARRAY<DOUBLE>. NULL for an empty range.",
       "misc_funcs", classOf[EcmQuantile].getName),
+    // async sketches (XTB, spec §6): rows in any timestamp order, lossless union
+    Fn("async_sum_agg",
+      Seq(req("value"), req("ts"), opt("window"), opt("epsilon"), opt("delta"), opt("id"), opt("seed"), opt("window_type"),
+        opt("tradeoff")),
+      a => AsyncSumAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8)),
+      "_FUNC_(value, ts [, window [, epsilon [, delta]]] [, id => col] [, seed => s] [, window_type => 'time'] [, tradeoff => L]) - " +
+        "Async sum sketch (BINARY; Xu-Tirthapura-Busch) of positive integer weights over a timestamp window, rows in any " +
+        "timestamp order: every range sum within epsilon relative error with probability >= 1 - delta. Elements are " +
+        "identified by (value, ts), or (id, value, ts) with id: equal identities count once, at one site or several. " +
+        "Defaults: unbounded window, epsilon 0.1, delta 0.05. NULL value, ts or id rows are skipped.",
+      "agg_funcs", classOf[AsyncSumAgg].getName),
+    Fn("async_count_agg",
+      Seq(req("ts"), opt("window"), opt("epsilon"), opt("delta"), opt("id"), opt("seed"), opt("window_type"), opt("tradeoff")),
+      a => AsyncCountAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7)),
+      "_FUNC_(ts [, window [, epsilon [, delta]]] [, id => col] [, seed => s] [, window_type => 'time'] [, tradeoff => L]) - " +
+        "Async count sketch (BINARY): the async sum sketch with weight 1. Without id, rows with equal ts are one element; " +
+        "give id => a unique row id to count every row.",
+      "agg_funcs", classOf[AsyncCountAgg].getName),
+    Fn("async_quantile_agg",
+      Seq(req("value"), req("ts"), opt("window"), opt("epsilon"), opt("delta"), opt("id"), opt("seed"), opt("window_type")),
+      a => AsyncQuantileAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7)),
+      "_FUNC_(value, ts [, window [, epsilon [, delta]]] [, id => col] [, seed => s] [, window_type => 'time']) - Async " +
+        "quantile sketch (BINARY; XTB median sketch) of numeric values over a timestamp window, rows in any timestamp order: " +
+        "every quantile's rank within epsilon times the range's count with probability >= 1 - delta. Defaults: unbounded " +
+        "window, epsilon 0.1 (< 0.5), delta 0.05.",
+      "agg_funcs", classOf[AsyncQuantileAgg].getName),
+    Fn("async_merge", Seq(req("sketch")), a => AsyncMergeAgg(a(0)),
+      "_FUNC_(sketch) - Lossless union of async sketches (same measure, parameters and seed): the bytes of one sketch " +
+        "over the union of the elements. NULLs are ignored.",
+      "agg_funcs", classOf[AsyncMergeAgg].getName),
+    Fn("async_sum", Seq(req("sketch"), opt("range"), opt("now")), a => AsyncSum(a),
+      "_FUNC_(sketch [, range [, now]]) - Estimated sum (or count) of an async sum (count) sketch over (now - range, now].",
+      "misc_funcs", classOf[AsyncSum].getName),
+    Fn("async_quantile", Seq(req("sketch"), req("q"), opt("range"), opt("now")), a => AsyncQuantile(a),
+      "_FUNC_(sketch, q [, range [, now]]) - The q-quantile (DOUBLE) of an async quantile sketch over the range; with an " +
+        "ARRAY of q, an ARRAY<DOUBLE>. NULL for an empty range.",
+      "misc_funcs", classOf[AsyncQuantile].getName),
     Fn("sketch_info", Seq(req("sketch")), a => SketchInfo(a),
       "_FUNC_(sketch) - STRUCT describing a sketch: kind, parameters, merge depth, certified error bound, timestamps, size.",
       "misc_funcs", classOf[SketchInfo].getName)
