@@ -12,12 +12,13 @@ object SketchDescription {
     "wave_instances", "optimize_for", "key_type", "seed",
     "planned_merge_levels", "merge_depth", "error_bound", "point_error_bound", "inner_product_error_bound",
     "total_error_bound", "first_ts", "last_ts", "total_weight", "size_bytes",
-    "universe_bits", "range_error_bound", "quantile_rank_error_bound", "heavy_hitter_error_bound")
+    "universe_bits", "range_error_bound", "quantile_rank_error_bound", "heavy_hitter_error_bound",
+    "candidates", "candidate_recall_floor")
 
   private val notApplicable: Map[String, Any] = Seq("max_arrivals", "cell_delta", "wave_capacity", "wave_instances",
     "delta", "width", "depth", "cm_epsilon", "optimize_for", "key_type", "seed", "point_error_bound",
     "total_error_bound", "inner_product_error_bound", "universe_bits", "range_error_bound", "quantile_rank_error_bound",
-    "heavy_hitter_error_bound").map(_ -> null).toMap
+    "heavy_hitter_error_bound", "candidates", "candidate_recall_floor").map(_ -> null).toMap
 
   def describe(s: WindowSketch, sizeBytes: Int): Map[String, Any] = {
     val common = Map[String, Any](

@@ -511,7 +511,8 @@ object SketchInfo {
     StructField("first_ts", LongType), StructField("last_ts", LongType), StructField("total_weight", LongType),
     StructField("size_bytes", IntegerType),
     StructField("universe_bits", IntegerType), StructField("range_error_bound", DoubleType),
-    StructField("quantile_rank_error_bound", DoubleType), StructField("heavy_hitter_error_bound", DoubleType)))
+    StructField("quantile_rank_error_bound", DoubleType), StructField("heavy_hitter_error_bound", DoubleType),
+    StructField("candidates", IntegerType), StructField("candidate_recall_floor", DoubleType)))
 
   def describe(s: WindowSketch, sizeBytes: Int): Map[String, Any] = SketchDescription.describe(s, sizeBytes)
   assert(schema.fieldNames.toSeq == SketchDescription.fields)
