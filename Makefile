@@ -53,6 +53,8 @@ bench: setup
 	$(VPY) bench/spark_bench.py
 	$(VPY) bench/query_bench.py
 	$(VPY) bench/group_bench.py
+	# dyadic ECM-sketches (issue 9): build speed, quantiles beside approx_percentile, top-k recall
+	$(VPY) bench/dyadic_bench.py
 
 clean:
 	rm -rf target project/target $(JAR) $(VENV) .pytest_cache
