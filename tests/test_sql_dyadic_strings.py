@@ -151,3 +151,11 @@ def test_jpype_string_and_bytes_keys(spark):
     assert b.top_k(1)[0]["key"] == b"\x00a"
     with pytest.raises(SketchError, match="bytes keys|binary keys"):
         b.add("text", 4)
+
+
+def test_empty_input_gives_a_readable_sketch(spark):
+    # dyadic_agg over no rows records the key type before any row; the bytes must decode
+    for col in ("cast(id AS BIGINT)", "cast(id AS STRING)", "cast(id AS DOUBLE)"):
+        sk = spark.range(0).selectExpr(f"{col} AS k", "id AS ts").agg(E.dyadic_agg("k", "ts", 100).alias("s")).first().s
+        info = _query(spark, sk, "sketch_info(s) AS i, ecm_total(s) AS t")
+        assert info.i.total_weight == 0 and info.t == 0.0

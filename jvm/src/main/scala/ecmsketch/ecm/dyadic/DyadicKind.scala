@@ -61,7 +61,8 @@ object DyadicKind extends SketchKind[DyadicSketch](5, "dyadic") {
       if (l.plan != plan) throw new SketchException(s"corrupt sketch: level $i has a plan other than the dyadic sketch's")
       if (l.keyType != KeyType.Unset && l.keyType != KeyType.Long)
         throw new SketchException(s"corrupt sketch: level $i holds ${KeyType.name(l.keyType)} keys, not universe indexes")
-      if ((l.keyType == KeyType.Unset) != (domain == KeyType.Unset) && !(DyadicSketch.isBytesDomain(domain) && !h.hasRows))
+      // a sketch with no rows may have its key domain set (dyadic_agg sets it first) and levels that saw no key
+      if ((l.keyType != KeyType.Unset && domain == KeyType.Unset) || (l.keyType == KeyType.Unset && domain != KeyType.Unset && h.hasRows))
         throw new SketchException(s"corrupt sketch: level $i's key type disagrees with the key type $domain")
       l
     }
