@@ -55,6 +55,8 @@ bench: setup
 	$(VPY) bench/group_bench.py
 	$(SBT) "Test/runMain ecmsketch.bench.AsyncBench"
 	$(VPY) bench/async_bench.py
+	# dyadic ECM-sketches (issue 9): build speed, quantiles beside approx_percentile, top-k recall
+	$(VPY) bench/dyadic_bench.py
 
 clean:
 	rm -rf target project/target $(JAR) $(VENV) .pytest_cache

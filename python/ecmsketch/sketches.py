@@ -19,7 +19,7 @@ import numpy as np
 
 from . import SketchError
 from . import _jvm
-from ._convert import (arrivals, as_int, call, decode, int_array, jlong, jvm_array, jvm_keys, levels, longs,
+from ._convert import (arrivals, as_int, call, decode, int_array, jbytes, jlong, jvm_array, jvm_keys, levels, longs,
                        micros_and_type, py_value, sorted_batch)
 from ._units import RangeLike, TimeLike, range_ticks, time_ticks, window_ticks
 
@@ -309,9 +309,11 @@ class DistinctSketch(_Sketch):
 
 
 class DyadicSketch(_Sketch):
-    """A dyadic ECM-sketch over integer or float keys (docs/DESIGN.md, "Dyadic ECM-sketch"): heavy
-    hitters, top-k, range counts, ranks and quantiles over any range within the window, mergeable
-    order-preservingly across sites. The key type (int or float) is fixed by the first key added."""
+    """A dyadic ECM-sketch over integer, float, str or bytes keys (docs/DESIGN.md, "Dyadic ECM-sketch"):
+    heavy hitters, top-k, range counts, ranks and quantiles over any range within the window, mergeable
+    order-preservingly across sites. The key type is fixed by the first key added. str and bytes keys
+    are counted by fingerprint, with a table of candidate keys so that heavy hitters and top-k return
+    the keys themselves; ranges, ranks and quantiles of them are refused (no meaningful order)."""
 
     def __init__(self, jobj: Any):
         self._j = jobj
@@ -319,19 +321,25 @@ class DyadicSketch(_Sketch):
     @classmethod
     def create(cls, epsilon: float = 0.05, delta: float = 0.01, window: Optional[RangeLike] = None, *,
                universe_bits: int = 32, window_type: str = "time", timestamps: str = "ticks",
-               merge_levels: int = 0, seed: int = DEFAULT_SEED, cell: str = "eh") -> "DyadicSketch":
+               merge_levels: int = 0, seed: int = DEFAULT_SEED, cell: str = "eh",
+               candidates: int = 1024, phi_min: float = 1.0) -> "DyadicSketch":
         """A new empty sketch, planned as ``dyadic_agg`` plans (one merge level plus ``merge_levels``).
 
         :param epsilon: the heavy-hitter gap of ECM Theorem 5.
         :param universe_bits: integer keys must lie in [-2^(bits-1), 2^(bits-1)) (64: any int64).
         :param cell: ``'eh'`` (default) or ``'dwave'``.
+        :param candidates: str / bytes keys: the candidate keys kept per window epoch (docs/DESIGN.md).
+        :param phi_min: heavy hitters with any ratio phi >= phi_min report no key below phi times the
+            total with probability >= 1 - delta (the sketch is built with delta * phi_min).
         """
         micros = micros_and_type(timestamps, window_type)
         w = window_ticks(window, micros)
         if not isinstance(cell, str):
             raise SketchError(f"cell must be 'eh' or 'dwave', got {cell!r}")
-        j = call(_jvm.api().dyadicCreate, window_type == "count", micros, w, float(epsilon), float(delta),
-                 levels(merge_levels), int(seed), cell, as_int(universe_bits, "universe_bits"))
+        d = float(call(_jvm.api().dyadicDeltaFor, float(delta), float(phi_min)))
+        j = call(_jvm.api().dyadicCreate, window_type == "count", micros, w, float(epsilon), d,
+                 levels(merge_levels), int(seed), cell, as_int(universe_bits, "universe_bits"),
+                 as_int(candidates, "candidates"))
         return cls(j)
 
     @classmethod
@@ -342,6 +350,11 @@ class DyadicSketch(_Sketch):
     @property
     def _doubles(self) -> bool:
         return int(self._j.keyDomain()) == 4
+
+    @property
+    def _domain(self) -> int:
+        """0 none yet, 1 int, 2 str, 3 bytes, 4 float."""
+        return int(self._j.keyDomain())
 
     def _rn(self, range: Optional[RangeLike], now: Optional[TimeLike]):
         return jlong(range_ticks(range, self._micros)), jlong(time_ticks(now, self._micros))
@@ -357,12 +370,10 @@ class DyadicSketch(_Sketch):
         if arr.dtype.kind == "O" and len(arr) and all(self._is_float(x) for x in arr):
             return "Doubles", arr.astype(np.float64)
         ks = jvm_keys(keys, "keys")
-        if ks.kind != "Longs":
-            raise SketchError("dyadic sketch keys must be integers or floats (string and binary keys are not supported yet)")
-        return "Longs", ks
+        return ks.kind, ks
 
-    def add(self, key: Union[int, float], ts: TimeLike, value: int = 1) -> None:
-        """Adds weight ``value`` for ``key`` (int or float) at ``ts`` (non-decreasing across calls)."""
+    def add(self, key: Union[int, float, str, bytes], ts: TimeLike, value: int = 1) -> None:
+        """Adds weight ``value`` for ``key`` (int, float, str or bytes) at ``ts`` (non-decreasing across calls)."""
         if ts is None:
             raise SketchError("ts must not be None")
         self.add_many([key], [ts], [as_int(value, "value")])
@@ -380,11 +391,20 @@ class DyadicSketch(_Sketch):
             call(api.dyadicAddDoubles, self._j, jpype.JArray(jpype.JDouble)(np.ascontiguousarray(ks[order])), longs(ts),
                  None if vs is None else longs(vs))
         else:
-            call(api.dyadicAddLongs, self._j, ks.jvm(order), longs(ts), None if vs is None else longs(vs))
+            call(getattr(api, "dyadicAdd" + kind), self._j, ks.jvm(order), longs(ts), None if vs is None else longs(vs))
 
     def _keys_out(self, arr) -> List[Dict[str, Any]]:
-        d = self._doubles
-        return [{"key": float(k.doubleKey()) if d else int(k.key()), "estimate": float(k.estimate()),
+        d = self._domain
+
+        def key(k: Any) -> Any:
+            if d == 4:
+                return float(k.doubleKey())
+            if d == 2:
+                return bytes(k.bytes()).decode("utf-8")
+            if d == 3:
+                return bytes(k.bytes())
+            return int(k.key())
+        return [{"key": key(k), "estimate": float(k.estimate()),
                  "lower": float(k.lower()), "upper": float(k.upper())} for k in arr]
 
     def heavy_hitters(self, phi: float, range: Optional[RangeLike] = None,
@@ -425,9 +445,14 @@ class DyadicSketch(_Sketch):
             r = call(api.dyadicRankLong, self._j, as_int(x, "x"), *self._rn(range, now))
         return float(r[0])
 
-    def point(self, key: Union[int, float], range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
-        """Estimated weight of ``key`` (of its bucket, for float keys)."""
+    def point(self, key: Union[int, float, str, bytes], range: Optional[RangeLike] = None,
+              now: Optional[TimeLike] = None) -> float:
+        """Estimated weight of ``key`` (of its bucket, for float keys; of its fingerprint, for str / bytes)."""
         api = _jvm.api()
+        if isinstance(key, str):
+            return float(call(api.dyadicPointString, self._j, key, *self._rn(range, now)))
+        if isinstance(key, (bytes, bytearray)):
+            return float(call(api.dyadicPointBytes, self._j, jbytes(bytes(key)), *self._rn(range, now)))
         if self._doubles:
             return float(call(api.dyadicPointDouble, self._j, float(key), *self._rn(range, now)))
         return float(call(api.dyadicPointLong, self._j, as_int(key, "key"), *self._rn(range, now)))

@@ -1,10 +1,10 @@
 package ecmsketch.api
 
 import ecmsketch.asynchronous.AsyncSketch
-import ecmsketch.core.{CellParams, Codec, CounterSketch, KeyedSketch, Registry, SketchDescription, SketchException,
+import ecmsketch.core.{CellParams, Codec, CounterSketch, KeyType, KeyedSketch, Registry, SketchDescription, SketchException,
   SketchKind, WindowSketch, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
-import ecmsketch.ecm.dyadic.{DyadicSketch, KeyEstimate}
+import ecmsketch.ecm.dyadic.{DyadicSketch, KeyEstimate, KeyTable}
 import ecmsketch.dwave.DwSketch
 import ecmsketch.rwave.DistinctSketch
 import ecmsketch.hash.Hashing
@@ -94,8 +94,39 @@ object PyApi {
 
   def dyadicCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, delta: Double,
                    mergeLevels: Int, seed: Long, cell: String, universeBits: Int): DyadicSketch =
+    dyadicCreate(countWindow, tsMicros, window, epsilon, delta, mergeLevels, seed, cell, universeBits, KeyTable.DefaultCapacity)
+
+  def dyadicCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, delta: Double,
+                   mergeLevels: Int, seed: Long, cell: String, universeBits: Int, candidates: Int): DyadicSketch =
     DyadicSketch.create(spec(countWindow, tsMicros, window), epsilon, delta, mergeLevels, Planner.cellKind(cell),
-      universeBits, seed)
+      universeBits, seed, candidates = candidates)
+
+  /** DyadicSketch.deltaFor: the delta that certifies heavy-hitter precision 1 - delta for every phi >= phiMin. */
+  def dyadicDeltaFor(delta: Double, phiMin: Double): Double = DyadicSketch.deltaFor(delta, phiMin)
+
+  /** String keys (UTF-8; sorted by timestamp; vs = null means weight 1). */
+  def dyadicAddStrings(s: DyadicSketch, keys: Array[String], ts: Array[Long], vs: Array[Long]): Unit = {
+    checkBatch(keys.length, ts, vs)
+    var i = 0
+    while (i < keys.length) {
+      SketchException.require(keys(i) != null, "key must not be null")
+      s.add(keys(i).getBytes(java.nio.charset.StandardCharsets.UTF_8), KeyType.String, ts(i), if (vs == null) 1L else vs(i)); i += 1
+    }
+  }
+
+  /** Binary keys (sorted by timestamp; vs = null means weight 1). */
+  def dyadicAddBytes(s: DyadicSketch, keys: Array[Array[Byte]], ts: Array[Long], vs: Array[Long]): Unit = {
+    checkBatch(keys.length, ts, vs)
+    var i = 0
+    while (i < keys.length) {
+      SketchException.require(keys(i) != null, "key must not be null")
+      s.add(keys(i), KeyType.Binary, ts(i), if (vs == null) 1L else vs(i)); i += 1
+    }
+  }
+
+  def dyadicPointString(s: DyadicSketch, x: String, range: java.lang.Long, now: java.lang.Long): Double =
+    s.point(x.getBytes(java.nio.charset.StandardCharsets.UTF_8), range, now)
+  def dyadicPointBytes(s: DyadicSketch, x: Array[Byte], range: java.lang.Long, now: java.lang.Long): Double = s.point(x, range, now)
 
   /** Integer keys (sorted by timestamp; vs = null means weight 1). */
   def dyadicAddLongs(s: DyadicSketch, keys: Array[Long], ts: Array[Long], vs: Array[Long]): Unit = {

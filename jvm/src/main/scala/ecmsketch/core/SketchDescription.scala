@@ -13,13 +13,14 @@ object SketchDescription {
     "planned_merge_levels", "merge_depth", "error_bound", "point_error_bound", "inner_product_error_bound",
     "total_error_bound", "first_ts", "last_ts", "total_weight", "size_bytes",
     "universe_bits", "range_error_bound", "quantile_rank_error_bound", "heavy_hitter_error_bound",
+    "candidates", "candidate_recall_floor",
     // async sketches
     "measure", "sample_capacity", "tradeoff_level", "identity", "levels_used", "retained")
 
   private val notApplicable: Map[String, Any] = Seq("max_arrivals", "cell_delta", "wave_capacity", "wave_instances",
     "delta", "width", "depth", "cm_epsilon", "optimize_for", "key_type", "seed", "point_error_bound",
     "total_error_bound", "inner_product_error_bound", "universe_bits", "range_error_bound", "quantile_rank_error_bound",
-    "heavy_hitter_error_bound",
+    "heavy_hitter_error_bound", "candidates", "candidate_recall_floor",
     "measure", "sample_capacity", "tradeoff_level", "identity", "levels_used", "retained").map(_ -> null).toMap
 
   def describe(s: WindowSketch, sizeBytes: Int): Map[String, Any] = {

@@ -2,7 +2,7 @@ package ecmsketch.ingest
 
 import scala.collection.mutable.ArrayBuffer
 
-import ecmsketch.core.{Bundle, ByteReader, Codec, CounterSketch, SketchException, SketchKind, WindowSketch}
+import ecmsketch.core.{Annex, Bundle, ByteReader, Codec, CounterSketch, SketchException, SketchKind, WindowSketch}
 import ecmsketch.dwave.{DwKind, DwSketch}
 import ecmsketch.ecm.{EcmKind, EcmSketch}
 import ecmsketch.hash.Hashing
@@ -34,6 +34,12 @@ trait SketchOps[S <: WindowSketch] extends Serializable {
   def setEventSalt(s: S, salt: Long): Unit = ()
   def encode(s: S): Array[Byte]
   def decode(b: Array[Byte]): S
+  /** State kept beside the runs (the candidate keys of a dyadic sketch of strings); null: none. */
+  def newAnnex(): Annex = null
+  /** Reads an annex written by [[Annex.encode]] (called only when [[newAnnex]] is not null). */
+  def decodeAnnex(in: ByteReader): Annex = throw new SketchException("this sketch kind keeps no annex")
+  /** Gives the finished sketch its annex (a copy owned by the sketch). */
+  def attachAnnex(s: S, a: Annex): Unit = ()
 }
 
 object SketchOps {
@@ -132,6 +138,12 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
   /** Runs created so far (each takes a different event-id salt, see [[runSalt]]). */
   private var runsMade = 0
 
+  /** State kept beside the runs ([[SketchOps.newAnnex]]), or null. */
+  private var _annex: Annex = ops.newAnnex()
+
+  /** The annex of this ingest (null for most kinds): fed by the aggregate beside [[add]]. */
+  def annex: Annex = _annex
+
   /** Rows dropped because they lay a whole window behind the newest row. */
   def dropped: Long = _dropped
   /** Rows that arrived behind the main run (they went into side runs). */
@@ -144,7 +156,8 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
   /** Whether the runs of this partial aggregate may include a fine side run (its bundle is then version 2). */
   private def holdsFine: Boolean = (sideFine && sideRuns.nonEmpty) || foreignFine
 
-  def add(fp: Long, ts: Long, v: Long): Unit = {
+  /** Adds a row; false when it was dropped (a whole window behind the newest row). */
+  def add(fp: Long, ts: Long, v: Long): Boolean = {
     if (v < 0) throw new SketchException(s"weight must be non-negative, got $v")
     if (window != Long.MaxValue && maxTs != Long.MinValue && maxTs - window >= ts && maxTs - window <= maxTs) {
       // never in any query range; its weight and time still count in total_weight / first_ts
@@ -152,7 +165,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
       if (Long.MaxValue - _droppedWeight < v) throw new SketchException("total weight overflows 2^63 - 1")
       _droppedWeight += v
       if (ts < _droppedMinTs) _droppedMinTs = ts
-      return
+      return false
     }
     if (ts > maxTs) maxTs = ts
     seen += 1
@@ -162,6 +175,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
     }
     if (main != null && ts < main.lastTs) addLate(fp, ts, v)
     else { bufTs(n) = ts; bufFp(n) = fp; bufV(n) = v; n += 1 }
+    true
   }
 
   private def grow(): Unit = {
@@ -271,6 +285,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
     if (Long.MaxValue - _droppedWeight < other._droppedWeight) throw new SketchException("total weight overflows 2^63 - 1")
     _droppedWeight += other._droppedWeight
     _droppedMinTs = math.min(_droppedMinTs, other._droppedMinTs)
+    if (_annex != null) _annex.absorb(other._annex)
     // Too many inputs to hold: merge them now (one more level, counted in the depth).
     if (foreign.size > MaxForeign) mergeForeign()
   }
@@ -294,6 +309,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
     if (_droppedWeight > 0 || _droppedMinTs != Long.MaxValue) {
       s.withDroppedRows(_droppedWeight, _droppedMinTs)
     }
+    if (_annex != null) ops.attachAnnex(s, _annex.copy())
     s
   }
 
@@ -309,6 +325,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
       out.putVarLong(_late)
       out.putVarLong(_droppedWeight)
       out.putLong(_droppedMinTs)
+      if (_annex != null) _annex.encode(out)
     }
   }
 }
@@ -359,6 +376,7 @@ object Ingest {
     ing._late = in.getVarLong("late rows")
     ing._droppedWeight = in.getVarIn("dropped weight", 0, Long.MaxValue)
     ing._droppedMinTs = in.getLong("dropped min timestamp")
+    if (ing._annex != null) ing._annex = ops.decodeAnnex(in)
     in.expectEnd()
     ing
   }

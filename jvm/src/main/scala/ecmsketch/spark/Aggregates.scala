@@ -68,7 +68,10 @@ abstract class IngestAgg[S <: WindowSketch] extends TypedImperativeAggregate[Ing
   @transient private lazy val valueCol = if (hasValue) Column.integral(value) else Column.Absent
 
   /** Adds the row's timestamp and weight under key fingerprint `fp`; NULL ts or value skips it. */
-  protected final def addRow(buffer: Ingest[S], fp: Long, input: InternalRow): Unit = {
+  protected final def addRow(buffer: Ingest[S], fp: Long, input: InternalRow): Unit = addKeyedRow(buffer, fp, input, null)
+
+  /** [[addRow]]; when the ingest keeps the row and `key` is not null, [[annexAdd]] sees it too. */
+  protected final def addKeyedRow(buffer: Ingest[S], fp: Long, input: InternalRow, key: Array[Byte]): Unit = {
     val tc = tsCol
     val t: Long =
       if (tc.ordinal >= 0) { if (input.isNullAt(tc.ordinal)) return; tc.read(input) }
@@ -78,8 +81,11 @@ abstract class IngestAgg[S <: WindowSketch] extends TypedImperativeAggregate[Ing
       if (vc eq Column.Absent) 1L
       else if (vc.ordinal >= 0) { if (input.isNullAt(vc.ordinal)) return; vc.read(input) }
       else { val x = value.eval(input); if (x == null) return; Args.longOf(x) }
-    buffer.add(fp, t, v)
+    if (buffer.add(fp, t, v) && key != null) annexAdd(buffer, fp, key, t, v)
   }
+
+  /** Records a kept row's original key in the ingest's annex (dyadic sketches of string keys). */
+  protected def annexAdd(buffer: Ingest[S], fp: Long, key: Array[Byte], ts: Long, v: Long): Unit = ()
 
   override def merge(buffer: Ingest[S], input: Ingest[S]): Ingest[S] = DataErrors(fn) { buffer.absorb(input); buffer }
   override def eval(buffer: Ingest[S]): Any = DataErrors(fn) { ops.encode(buffer.result()) }

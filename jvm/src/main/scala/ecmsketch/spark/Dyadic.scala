@@ -8,9 +8,12 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.ImperativeAggregate
 import org.apache.spark.sql.catalyst.util.{ArrayData, GenericArrayData}
 import org.apache.spark.sql.types._
 
-import ecmsketch.core.{Codec, KeyType, SketchException, SketchKind, WindowSketch}
+import org.apache.spark.unsafe.types.UTF8String
+
+import ecmsketch.core.{Annex, ByteReader, Codec, KeyType, SketchException, SketchKind, WindowSketch}
 import ecmsketch.ecm.{EcmSketch, Planner}
-import ecmsketch.ecm.dyadic.{DyadicKind, DyadicSketch, Estimate, KeyEstimate}
+import ecmsketch.ecm.dyadic.{DyadicKind, DyadicSketch, Estimate, KeyEstimate, KeyTable}
+import ecmsketch.hash.Hashing
 import ecmsketch.ingest.{Ingest, SketchOps}
 
 /** The dyadic ECM-sketch in SQL (docs/DESIGN.md, "Dyadic ECM-sketch"): `dyadic_agg`, `dyadic_merge`
@@ -24,15 +27,25 @@ final class DyadicOps(factory: () => DyadicSketch, domain: Int) extends SketchOp
   def merge(xs: Seq[DyadicSketch]): DyadicSketch = DyadicKind.mergeSameStream(xs)
   def encode(s: DyadicSketch): Array[Byte] = Codec.encode(DyadicKind, s)
   def decode(b: Array[Byte]): DyadicSketch = Codec.decodeAs(DyadicKind, b)
+  // string / binary keys: the candidate keys are kept beside the runs (the runs see fingerprints only)
+  @transient private lazy val template: DyadicSketch = create()
+  override def newAnnex(): Annex = if (DyadicSketch.isBytesDomain(domain)) new KeyTable(template.candidates, template.epochLength) else null
+  override def decodeAnnex(in: ByteReader): Annex = KeyTable.decode(in, template.candidates, template.epochLength)
+  override def attachAnnex(s: DyadicSketch, a: Annex): Unit = a match {
+    case t: KeyTable => s.attachKeys(t)
+    case _ => ()
+  }
 }
 
 private[spark] object DyadicArgs {
-  /** Key domain of a dyadic_agg key column: integral types or FLOAT/DOUBLE. */
+  /** Key domain of a dyadic_agg key column: integral types, FLOAT/DOUBLE, STRING or BINARY. */
   def domain(dt: DataType, fn: String): Int = dt match {
     case t if Args.isIntegral(t) => KeyType.Long
     case FloatType | DoubleType => DyadicSketch.DoubleKeys
+    case _: StringType => KeyType.String
+    case BinaryType => KeyType.Binary
     case t => throw new SketchException(
-      s"$fn: key must be TINYINT, SMALLINT, INT, BIGINT, FLOAT or DOUBLE, got ${t.sql} (string and binary keys are not supported yet)")
+      s"$fn: key must be TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, STRING or BINARY, got ${t.sql}")
   }
 
   def isNumeric(dt: DataType): Boolean =
@@ -47,22 +60,23 @@ private[spark] object DyadicArgs {
 }
 
 /** `dyadic_agg(key, ts [, window [, epsilon [, delta]]], universe_bits =>, value =>, window_type =>,
-  * seed =>, merge_levels =>, cell =>)`: a dyadic ECM-sketch (BINARY) of integer or double keys.
-  * Defaults: unbounded window, epsilon 0.05 (Theorem 5's heavy-hitter gap), delta 0.01, universe_bits
-  * 32, cell 'eh'. Rows with a NULL key, ts or value are skipped; a key outside the universe fails.
+  * seed =>, merge_levels =>, cell =>, candidates =>, phi_min =>)`: a dyadic ECM-sketch (BINARY) of
+  * integer, double, string or binary keys. Defaults: unbounded window, epsilon 0.05 (Theorem 5's
+  * heavy-hitter gap), delta 0.01, universe_bits 32, cell 'eh', candidates 1024, phi_min 1. Rows with
+  * a NULL key, ts or value are skipped; a key outside the universe fails.
   */
 case class DyadicAgg(key: Expression, ts: Expression, window: Expression, epsilon: Expression, delta: Expression,
                      universeBits: Expression, value: Expression, windowType: Expression, seed: Expression,
-                     mergeLevels: Expression, cell: Expression,
+                     mergeLevels: Expression, cell: Expression, candidates: Expression, phiMin: Expression,
                      mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
     extends IngestAgg[DyadicSketch] {
 
   override def prettyName: String = "dyadic_agg"
   override def children: Seq[Expression] =
-    Seq(key, ts, window, epsilon, delta, universeBits, value, windowType, seed, mergeLevels, cell)
+    Seq(key, ts, window, epsilon, delta, universeBits, value, windowType, seed, mergeLevels, cell, candidates, phiMin)
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): DyadicAgg =
     copy(key = c(0), ts = c(1), window = c(2), epsilon = c(3), delta = c(4), universeBits = c(5), value = c(6),
-      windowType = c(7), seed = c(8), mergeLevels = c(9), cell = c(10))
+      windowType = c(7), seed = c(8), mergeLevels = c(9), cell = c(10), candidates = c(11), phiMin = c(12))
 
   private lazy val bits: Int = {
     val b = Args.constLong(universeBits, fn, "universe_bits", DyadicSketch.DefaultUniverseBits.toLong)
@@ -71,25 +85,39 @@ case class DyadicAgg(key: Expression, ts: Expression, window: Expression, epsilo
     b.toInt
   }
   private lazy val eps = Args.constDouble(epsilon, fn, "epsilon", 0.05)
-  private lazy val dlt = Args.constDouble(delta, fn, "delta", 0.01)
+  // phi_min folds into the delta the sketch is built with (DESIGN.md, "Heavy-hitter precision")
+  private lazy val dlt = DyadicSketch.deltaFor(Args.constDouble(delta, fn, "delta", 0.01), Args.constDouble(phiMin, fn, "phi_min", 1.0))
   private lazy val cellKind = Planner.cellKind(Args.constString(cell, fn, "cell", "eh"))
   private lazy val hashSeed = Args.constLong(seed, fn, "seed", EcmSketch.DefaultSeed)
   private lazy val domain = DyadicArgs.domain(key.dataType, fn)
+  private lazy val candidateCount: Int = {
+    val m = Args.constLong(candidates, fn, "candidates", KeyTable.DefaultCapacity.toLong)
+    if (m < 1 || m > KeyTable.MaxCapacity) throw new SketchException(s"$fn: candidates must be in [1, ${KeyTable.MaxCapacity}], got $m")
+    m.toInt
+  }
   @transient protected lazy val ops: SketchOps[DyadicSketch] =
-    new DyadicOps(() => DyadicSketch.create(spec, eps, dlt, levels, cellKind, bits, hashSeed), domain)
+    new DyadicOps(() => DyadicSketch.create(spec, eps, dlt, levels, cellKind, bits, hashSeed, candidates = candidateCount), domain)
 
   override def checkInputDataTypes(): TypeCheckResult = Checks {
-    domain; Args.checkValue(value, fn); spec; bits; ops.create()
+    domain; Args.checkValue(value, fn); spec; bits; candidateCount; ops.create()
   }
 
   override def update(buffer: Ingest[DyadicSketch], input: InternalRow): Ingest[DyadicSketch] = DataErrors(fn) {
     val k = key.eval(input)
-    if (k != null) {
-      val u = if (domain == KeyType.Long) DyadicSketch.longIndex(Args.longOf(k), bits) else DyadicSketch.doubleIndex(DyadicArgs.toDouble(k), bits)
-      addRow(buffer, u, input)
+    if (k != null) domain match {
+      case KeyType.Long => addRow(buffer, DyadicSketch.longIndex(Args.longOf(k), bits), input)
+      case DyadicSketch.DoubleKeys => addRow(buffer, DyadicSketch.doubleIndex(DyadicArgs.toDouble(k), bits), input)
+      case _ =>
+        val b = if (domain == KeyType.String) k.asInstanceOf[UTF8String].getBytes else k.asInstanceOf[Array[Byte]]
+        KeyTable.checkKey(b)
+        val fp = Hashing.fingerprintBytes(b)
+        addKeyedRow(buffer, DyadicSketch.bytesIndex(fp, bits), input, b)
     }
     buffer
   }
+
+  override protected def annexAdd(buffer: Ingest[DyadicSketch], u: Long, key: Array[Byte], ts: Long, v: Long): Unit =
+    buffer.annex.asInstanceOf[KeyTable].add(Hashing.fingerprintBytes(key), key, ts, v)
 
   override def withNewMutableAggBufferOffset(o: Int): ImperativeAggregate = copy(mutableAggBufferOffset = o)
   override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
@@ -110,6 +138,13 @@ abstract class DyadicQuery extends SketchScalar with RangeNowArgs with CodegenFa
   protected def rangeAt = 2
   protected def dyadic(b: Array[Byte]): DyadicSketch = as(DyadicKind, 0, b)
   protected def isDouble(s: DyadicSketch): Boolean = s.keyDomain == DyadicSketch.DoubleKeys
+  /** The sketch, if its keys are ordered (ranges, ranks and quantiles refuse string / binary keys). */
+  protected def ordered(s: DyadicSketch): DyadicSketch = {
+    if (s.bytesKeys) throw new SketchException(
+      s"$prettyName: this dyadic sketch holds ${DyadicSketch.domainName(s.keyDomain)} keys, counted by fingerprint: ranges, ranks " +
+        "and quantiles of them have no meaningful order (use ecm_heavy_hitters, ecm_top_k or ecm_point)")
+    s
+  }
   protected def numericArg(i: Int, what: String): Unit =
     if (!DyadicArgs.isNumeric(children(i).dataType))
       throw new SketchException(s"$prettyName: $what must be a number, got ${children(i).dataType.sql}")
@@ -122,7 +157,7 @@ case class EcmRangeCount(children: Seq[Expression]) extends DyadicQuery {
   override def dataType: DataType = DoubleType
   override protected def checkArgs(): Unit = { numericArg(1, "lo"); numericArg(2, "hi"); checkRangeNow() }
   protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
-    val s = dyadic(sk(0))
+    val s = ordered(dyadic(sk(0)))
     val lo = children(1).eval(input); val hi = children(2).eval(input)
     if (lo == null || hi == null) return null
     val (r, n) = rangeNow(s, input)
@@ -144,7 +179,7 @@ case class EcmRank(children: Seq[Expression]) extends DyadicQuery {
   override def dataType: DataType = DoubleType
   override protected def checkArgs(): Unit = { numericArg(1, "x"); checkRangeNow() }
   protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
-    val s = dyadic(sk(0))
+    val s = ordered(dyadic(sk(0)))
     val x = children(1).eval(input)
     if (x == null) return null
     val (r, n) = rangeNow(s, input)
@@ -176,7 +211,7 @@ case class EcmQuantile(children: Seq[Expression]) extends DyadicQuery {
     if (isDouble(s)) s.quantileDouble(q, r, n).map(Double.box).orNull
     else s.quantile(q, r, n).map(x => Double.box(x.toDouble)).orNull
   protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
-    val s = dyadic(sk(0))
+    val s = ordered(dyadic(sk(0)))
     val q = children(1).eval(input)
     if (q == null) return null
     val (r, n) = rangeNow(s, input)
@@ -193,26 +228,42 @@ case class EcmQuantile(children: Seq[Expression]) extends DyadicQuery {
 }
 
 /** Heavy hitters and top-k: ARRAY<STRUCT<key, estimate, lower, upper>> ordered by estimate. The key
-  * type is BIGINT, or DOUBLE with `key_type => 'double'` (the sketch's key type is only known when a
-  * row is read, and a SQL type must be known before).
+  * type is BIGINT, or DOUBLE / STRING / BINARY with `key_type => 'double'|'string'|'binary'` (the
+  * sketch's key type is only known when a row is read, and a SQL type must be known before); it must
+  * be the type the sketch was built from.
   */
 abstract class DyadicKeysQuery extends DyadicQuery {
   protected def keyTypeArg: Expression = children(4)
-  @transient private lazy val doubleKeys: Boolean =
+  /** The key domain named by key_type. */
+  @transient private lazy val wanted: Int =
     Args.constString(keyTypeArg, prettyName, "key_type", "bigint").trim.toLowerCase match {
-      case "bigint" => false
-      case "double" => true
-      case other => throw new SketchException(s"$prettyName: key_type must be 'bigint' or 'double', got '$other'")
+      case "bigint" => KeyType.Long
+      case "double" => DyadicSketch.DoubleKeys
+      case "string" => KeyType.String
+      case "binary" => KeyType.Binary
+      case other => throw new SketchException(s"$prettyName: key_type must be 'bigint', 'double', 'string' or 'binary', got '$other'")
     }
   override def dataType: DataType = ArrayType(StructType(Seq(
-    StructField("key", if (doubleKeys) DoubleType else LongType), StructField("estimate", DoubleType),
+    StructField("key", wanted match {
+      case DyadicSketch.DoubleKeys => DoubleType
+      case KeyType.String => StringType
+      case KeyType.Binary => BinaryType
+      case _ => LongType
+    }), StructField("estimate", DoubleType),
     StructField("lower", DoubleType), StructField("upper", DoubleType))), containsNull = false)
   protected def result(s: DyadicSketch, ks: Seq[KeyEstimate]): Any = {
-    if (isDouble(s) != doubleKeys) throw new SketchException(
+    val have = if (s.keyDomain == KeyType.Unset) wanted else s.keyDomain
+    if (have != wanted) throw new SketchException(
       s"$prettyName: this sketch holds ${DyadicSketch.domainName(s.keyDomain)} keys; call it with key_type => " +
-        s"'${if (isDouble(s)) "double" else "bigint"}'")
+        s"'${DyadicSketch.domainName(s.keyDomain)}'")
     new GenericArrayData(ks.map { k =>
-      new GenericInternalRow(Array[Any](if (doubleKeys) k.doubleKey else k.key, k.estimate, k.lower, k.upper))
+      val key: Any = wanted match {
+        case DyadicSketch.DoubleKeys => k.doubleKey
+        case KeyType.String => UTF8String.fromBytes(k.bytes)
+        case KeyType.Binary => k.bytes
+        case _ => k.key
+      }
+      new GenericInternalRow(Array[Any](key, k.estimate, k.lower, k.upper))
     }.toArray[Any])
   }
 }
@@ -255,6 +306,12 @@ private[spark] object DyadicPoint {
   def point(s: WindowSketch, key: Any, keyType: DataType, r: java.lang.Long, n: java.lang.Long): Option[Double] = s match {
     case d: DyadicSketch =>
       Some(if (d.keyDomain == DyadicSketch.DoubleKeys) d.point(DyadicArgs.toDouble(key), r, n)
+      else if (d.bytesKeys) key match {
+        case u: UTF8String => d.point(u.getBytes, r, n)
+        case b: Array[Byte] => d.point(b, r, n)
+        case _ => throw new SketchException(s"ecm_point: this dyadic sketch holds ${DyadicSketch.domainName(d.keyDomain)} keys; " +
+          s"the key must be a STRING or BINARY, got ${keyType.sql}")
+      }
       else if (Args.isIntegral(keyType)) d.point(Args.longOf(key), r, n)
       else throw new SketchException(s"ecm_point: this dyadic sketch holds integer keys; the key must be an integer, got ${keyType.sql}"))
     case _ => None

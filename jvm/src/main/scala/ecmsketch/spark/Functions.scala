@@ -88,24 +88,27 @@ object Functions {
       "misc_funcs", classOf[DistinctCount].getName),
     Fn("dyadic_agg",
       Seq(req("key"), req("ts"), opt("window"), opt("epsilon"), opt("delta"), opt("universe_bits"), opt("value"),
-        opt("window_type"), opt("seed"), opt("merge_levels"), opt("cell")),
-      a => DyadicAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8), a(9), a(10)),
+        opt("window_type"), opt("seed"), opt("merge_levels"), opt("cell"), opt("candidates"), opt("phi_min")),
+      a => DyadicAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8), a(9), a(10), a(11), a(12)),
       "_FUNC_(key, ts [, window [, epsilon [, delta]]] [, universe_bits => b] [, value => w] [, window_type => 'time'|'count'] " +
-        "[, seed => s] [, merge_levels => h] [, cell => 'eh'|'dwave']) - Dyadic ECM-sketch (BINARY) of integer or double keys over a " +
-        "sliding window, for heavy hitters, top-k, range counts, ranks and quantiles. epsilon is the heavy-hitter gap of ECM " +
-        "Theorem 5. Defaults: unbounded window, epsilon 0.05, delta 0.01, universe_bits 32 (INT keys exact; BIGINT keys outside " +
-        "[-2^31, 2^31) fail: use up to 64), cell 'eh'. NULL key, ts or value rows are skipped.",
+        "[, seed => s] [, merge_levels => h] [, cell => 'eh'|'dwave'] [, candidates => m] [, phi_min => p]) - Dyadic ECM-sketch (BINARY) of integer, " +
+        "double, string or binary keys over a sliding window, for heavy hitters, top-k, range counts, ranks and quantiles (the last " +
+        "three for numeric keys). epsilon is the heavy-hitter gap of ECM Theorem 5. Defaults: unbounded window, epsilon 0.05, " +
+        "delta 0.01, universe_bits 32 (INT keys exact; BIGINT keys outside [-2^31, 2^31) fail: use up to 64), cell 'eh', " +
+        "candidates 1024 (string and binary keys: the candidate keys kept per window epoch). phi_min p in (0, 1] plans for " +
+        "heavy-hitter precision 1 - delta at every phi >= p (the sketch is built with delta * p). NULL key, ts or value rows are skipped.",
       "agg_funcs", classOf[DyadicAgg].getName),
     Fn("dyadic_merge", Seq(req("sketch")), a => DyadicMergeAgg(a(0)),
       "_FUNC_(sketch) - Order-preserving merge of dyadic ECM-sketches (same parameters and seed); NULLs are ignored.",
       "agg_funcs", classOf[DyadicMergeAgg].getName),
     Fn("ecm_heavy_hitters", Seq(req("sketch"), req("phi"), opt("range"), opt("now"), opt("key_type")), a => EcmHeavyHitters(a),
-      "_FUNC_(sketch, phi [, range [, now]] [, key_type => 'bigint'|'double']) - Keys of a dyadic sketch with weight >= phi " +
+      "_FUNC_(sketch, phi [, range [, now]] [, key_type => 'bigint'|'double'|'string'|'binary']) - Keys of a dyadic sketch with weight >= phi " +
         "times the range's total (phi in (0, 1)) or >= phi (phi >= 1): ARRAY<STRUCT<key, estimate, lower, upper>> by estimate. " +
-        "Every key with weight >= (phi + epsilon) times the total is reported.",
+        "Every key with weight >= (phi + epsilon) times the total is reported (string and binary keys: also above the " +
+        "sketch's candidate_recall_floor). key_type must name the type the sketch was built from (default 'bigint').",
       "misc_funcs", classOf[EcmHeavyHitters].getName),
     Fn("ecm_top_k", Seq(req("sketch"), req("k"), opt("range"), opt("now"), opt("key_type")), a => EcmTopK(a),
-      "_FUNC_(sketch, k [, range [, now]] [, key_type => 'bigint'|'double']) - The k keys of a dyadic sketch with the largest " +
+      "_FUNC_(sketch, k [, range [, now]] [, key_type => 'bigint'|'double'|'string'|'binary']) - The k keys of a dyadic sketch with the largest " +
         "estimated weight: ARRAY<STRUCT<key, estimate, lower, upper>> by estimate.",
       "misc_funcs", classOf[EcmTopK].getName),
     Fn("ecm_range_count", Seq(req("sketch"), req("lo"), req("hi"), opt("range"), opt("now")), a => EcmRangeCount(a),

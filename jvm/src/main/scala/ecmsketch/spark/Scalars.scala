@@ -512,6 +512,7 @@ object SketchInfo {
     StructField("size_bytes", IntegerType),
     StructField("universe_bits", IntegerType), StructField("range_error_bound", DoubleType),
     StructField("quantile_rank_error_bound", DoubleType), StructField("heavy_hitter_error_bound", DoubleType),
+    StructField("candidates", IntegerType), StructField("candidate_recall_floor", DoubleType),
     // async sketches
     StructField("measure", StringType), StructField("sample_capacity", IntegerType), StructField("tradeoff_level", IntegerType),
     StructField("identity", StringType), StructField("levels_used", IntegerType), StructField("retained", LongType)))

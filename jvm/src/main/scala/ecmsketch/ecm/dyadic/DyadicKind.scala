@@ -5,7 +5,8 @@ import ecmsketch.ecm.EcmKind
 
 /** The dyadic ECM-sketch (sketch kind 5, docs/FORMAT.md): delta, universe_bits and the key domain,
   * then universe_bits + 1 level bodies, each a length-prefixed ECM-sketch body (kind 2's body)
-  * whose plan must equal the one [[DyadicSketch.plan]] derives from the header.
+  * whose plan must equal the one [[DyadicSketch.plan]] derives from the header; for string and
+  * binary keys (domains 2 and 3) the candidate-key table ([[KeyTable]]) follows.
   */
 object DyadicKind extends SketchKind[DyadicSketch](5, "dyadic") {
   final val HeaderSize = 70
@@ -28,6 +29,10 @@ object DyadicKind extends SketchKind[DyadicSketch](5, "dyadic") {
       out.putInt(b.length)
       out.putBytes(b)
     }
+    if (s.bytesKeys) {
+      if (s.keyTable == null) s.keyTable = new KeyTable(s.candidates, s.epochLength)
+      s.keyTable.encode(out)
+    }
   }
 
   def decodeBody(in: ByteReader, h: SketchHeader): DyadicSketch = {
@@ -37,8 +42,8 @@ object DyadicKind extends SketchKind[DyadicSketch](5, "dyadic") {
     if (bits < DyadicSketch.MinUniverseBits || bits > DyadicSketch.MaxUniverseBits)
       throw new SketchException(s"corrupt sketch: universe_bits $bits outside [${DyadicSketch.MinUniverseBits}, ${DyadicSketch.MaxUniverseBits}]")
     val domain = in.getByte("key type")
-    if (domain != KeyType.Unset && domain != KeyType.Long && domain != DyadicSketch.DoubleKeys)
-      throw new SketchException(s"corrupt sketch: key type $domain of a dyadic sketch is not 0, 1 or 4")
+    if (domain != KeyType.Unset && domain != KeyType.Long && domain != DyadicSketch.DoubleKeys && !DyadicSketch.isBytesDomain(domain))
+      throw new SketchException(s"corrupt sketch: key type $domain of a dyadic sketch is not 0, 1, 2, 3 or 4")
     val plan = try DyadicSketch.cachedPlan(h.epsilon, delta, h.levels, h.cellKind, bits) catch {
       case e: SketchException => throw new SketchException(s"corrupt sketch: ${e.getMessage}")
     }
@@ -56,10 +61,15 @@ object DyadicKind extends SketchKind[DyadicSketch](5, "dyadic") {
       if (l.plan != plan) throw new SketchException(s"corrupt sketch: level $i has a plan other than the dyadic sketch's")
       if (l.keyType != KeyType.Unset && l.keyType != KeyType.Long)
         throw new SketchException(s"corrupt sketch: level $i holds ${KeyType.name(l.keyType)} keys, not universe indexes")
-      if ((l.keyType == KeyType.Unset) != (domain == KeyType.Unset))
+      // a sketch with no rows may have its key domain set (dyadic_agg sets it first) and levels that saw no key
+      if ((l.keyType != KeyType.Unset && domain == KeyType.Unset) || (l.keyType == KeyType.Unset && domain != KeyType.Unset && h.hasRows))
         throw new SketchException(s"corrupt sketch: level $i's key type disagrees with the key type $domain")
       l
     }
+    val table = if (DyadicSketch.isBytesDomain(domain)) {
+      val ep = if (levels(0).spec.unbounded) 0L else levels(0).spec.window
+      KeyTable.decode(in, 0, ep)
+    } else null
     in.expectEnd()
     val seed = levels(0).seed
     val maxArrivals = levels(0).maxArrivals
@@ -69,6 +79,7 @@ object DyadicKind extends SketchKind[DyadicSketch](5, "dyadic") {
     }
     val s = new DyadicSketch(bits, h.epsilon, delta, levels)
     s._keyDomain = domain
+    if (table != null) { s._candidates = table.capacity; s.keyTable = table }
     s
   }
 
@@ -78,13 +89,15 @@ object DyadicKind extends SketchKind[DyadicSketch](5, "dyadic") {
 
   def info(s: DyadicSketch): Map[String, Any] = {
     val base = s.level(0)
-    Registry.cellKindOrFail(s.cellKind).info(base.family) ++ Map(
+    Registry.cellKindOrFail(s.cellKind).info(base.family) ++ Map[String, Any](
       "cell_kind" -> base.cellName, "delta" -> s.requestedDelta, "width" -> s.width, "depth" -> s.depth,
       "cm_epsilon" -> s.cmEpsilon, "optimize_for" -> "heavy_hitters", "key_type" -> DyadicSketch.domainName(s.keyDomain),
       "seed" -> s.seed, "point_error_bound" -> (s.cellBound + (1 + s.cellBound) * s.cmEpsilon),
       "total_error_bound" -> s.totalErrorBound, "universe_bits" -> s.universeBits,
       "range_error_bound" -> s.rangeCountErrorBound, "quantile_rank_error_bound" -> s.quantileRankErrorBound,
-      "heavy_hitter_error_bound" -> s.heavyHitterErrorBound)
+      "heavy_hitter_error_bound" -> s.heavyHitterErrorBound) ++
+      (if (s.bytesKeys) Map[String, Any]("candidates" -> s.candidates, "candidate_recall_floor" -> s.keyRecallFloor)
+       else Map.empty[String, Any])
   }
 
   /** Theorem 5's epsilon at the current merge depth: the heavy-hitter gap for every ratio phi. */

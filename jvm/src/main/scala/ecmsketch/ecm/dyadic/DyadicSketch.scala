@@ -12,9 +12,11 @@ import ecmsketch.hash.Hashing
 final case class Estimate(estimate: Double, lower: Double, upper: Double)
 
 /** A reported heavy hitter / top-k key: `key` in the universe's key domain (a BIGINT key, or the
-  * smallest DOUBLE of the key's bucket for double keys).
+  * smallest DOUBLE of the key's bucket for double keys, or the universe index of a string / binary
+  * key's fingerprint, whose original bytes are `bytes`; null for the other domains).
   */
-final case class KeyEstimate(key: Long, doubleKey: Double, estimate: Double, lower: Double, upper: Double)
+final case class KeyEstimate(key: Long, doubleKey: Double, estimate: Double, lower: Double, upper: Double,
+                             bytes: Array[Byte] = null)
 
 /** Dyadic ECM-sketch (ECM-sketch §6.1, Theorem 5; spec §5.8-5.10): universe_bits + 1 ECM-sketches
   * over dyadic ranges of an integer universe [0, 2^bits). Level i (0 <= i <= bits) counts
@@ -26,6 +28,10 @@ final case class KeyEstimate(key: Long, doubleKey: Double, estimate: Double, low
   *    flipped for negative ones), then its top `bits` bits: keys are counted in buckets of
   *    2^(64-bits) consecutive doubles (relative width 2^-(bits-12) for normal values, 2^-20 at 32
   *    bits). -0.0 counts as 0.0; NaN is refused.
+  *  - STRING / BINARY keys: u = the top `bits` bits of the key bytes' 64-bit fingerprint (UTF-8 for
+  *    strings); the original bytes of the frequent keys are kept in a [[KeyTable]] of candidates, so
+  *    heavy hitters and top-k return keys. Ranges, ranks and quantiles are refused (fingerprint order
+  *    means nothing).
   * Every level shares one plan: epsilon, merge levels and cell kind as asked, and the Count-Min delta
   * divided by 2 * bits (a range query reads at most 2 * bits pieces). The cells must be
   * deterministic (EH or deterministic wave): range sums and the heavy-hitter recall rely on
@@ -36,6 +42,10 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
   import DyadicSketch._
 
   private[dyadic] var _keyDomain: Int = KeyType.Unset
+  /** Capacity of the candidate-key table of string / binary keys. */
+  private[dyadic] var _candidates: Int = KeyTable.DefaultCapacity
+  /** The candidate keys (string / binary key domains only, else null). */
+  private[dyadic] var keyTable: KeyTable = null
 
   private def base: EcmSketch = levels(0)
   def spec: WindowSpec = base.spec
@@ -48,8 +58,15 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
   def cellKind: Int = base.cellKind
   def width: Int = base.width
   def depth: Int = base.depth
-  /** The key domain: KeyType.Unset, KeyType.Long (integer keys) or [[DoubleKeys]]. */
+  /** The key domain: KeyType.Unset, KeyType.Long (integer keys), [[DoubleKeys]], KeyType.String or KeyType.Binary. */
   def keyDomain: Int = _keyDomain
+  /** Whether the keys are strings or binaries (counted by fingerprint, kept in a [[KeyTable]]). */
+  def bytesKeys: Boolean = isBytesDomain(_keyDomain)
+  def candidates: Int = _candidates
+  /** The candidate-key table (string / binary keys), None otherwise. */
+  def keys: Option[KeyTable] = Option(keyTable)
+  /** Epoch length of the candidate table: one window (0 for an unbounded window). */
+  def epochLength: Long = if (spec.unbounded) 0L else spec.window
   def level(i: Int): EcmSketch = levels(i)
 
   /** The cell error at the current merge depth (e in docs/DESIGN.md). */
@@ -61,13 +78,30 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
   def indexOf(key: Long): Long = {
     if (_keyDomain == DoubleKeys) throw new SketchException(
       "key type mismatch: this dyadic sketch holds double keys and the query key is bigint; cast the key to double")
+    notBytes("bigint")
     longIndex(key, universeBits)
   }
+
+  /** Universe index of a string / binary key (its fingerprint's top bits). */
+  def indexOf(key: Array[Byte]): Long = {
+    if (_keyDomain != KeyType.Unset && !bytesKeys) throw new SketchException(
+      s"key type mismatch: this dyadic sketch holds ${domainName(_keyDomain)} keys and the query key is a string or binary")
+    bytesIndex(Hashing.fingerprintBytes(key), universeBits)
+  }
+
+  private def notBytes(what: String): Unit = if (bytesKeys) throw new SketchException(
+    s"key type mismatch: this dyadic sketch holds ${domainName(_keyDomain)} keys and the query key is $what")
+
+  /** Refuses ranges, ranks and quantiles on string / binary keys. */
+  private def requireOrdered(what: String): Unit = if (bytesKeys) throw new SketchException(
+    s"$what: this dyadic sketch holds ${domainName(_keyDomain)} keys, which it counts by fingerprint: ranges, ranks and " +
+      "quantiles of them have no meaningful order (heavy hitters, top-k, point and total queries work)")
 
   /** Universe index of a DOUBLE key (its bucket). */
   def indexOf(key: Double): Long = {
     if (_keyDomain == KeyType.Long) throw new SketchException(
       "key type mismatch: this dyadic sketch holds bigint keys and the query key is double; cast the key to bigint")
+    notBytes("double")
     doubleIndex(key, universeBits)
   }
 
@@ -75,6 +109,7 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
     if (_keyDomain != KeyType.Unset) throw new SketchException(
       s"this dyadic sketch holds ${domainName(_keyDomain)} keys; cannot add a ${domainName(d)} key")
     _keyDomain = d
+    if (isBytesDomain(d) && keyTable == null) keyTable = new KeyTable(_candidates, epochLength)
   }
 
   // ------------------------------------------------------------------ updates
@@ -93,10 +128,32 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
     addChecked(u, ts, v)
   }
 
-  /** Records the key domain (KeyType.Long or [[DyadicSketch.DoubleKeys]]) before any row; a different one is refused. */
+  /** Adds a string (`domain` KeyType.String, UTF-8 bytes) or binary key (KeyType.Binary). */
+  def add(key: Array[Byte], domain: Int, ts: Long, v: Long): Unit = {
+    SketchException.require(isBytesDomain(domain), s"unknown key domain $domain of a byte key")
+    KeyTable.checkKey(key)
+    val fp = Hashing.fingerprintBytes(key)
+    val u = bytesIndex(fp, universeBits)
+    checkAdd(ts, v)
+    setDomain(domain)
+    addChecked(u, ts, v)
+    keyTable.add(fp, key, ts, v)
+  }
+
+  /** Records the key domain (KeyType.Long, [[DyadicSketch.DoubleKeys]], KeyType.String or
+    * KeyType.Binary) before any row; a different one is refused.
+    */
   def setKeyDomain(d: Int): Unit = {
-    SketchException.require(d == KeyType.Long || d == DoubleKeys, s"unknown key domain $d")
+    SketchException.require(d == KeyType.Long || d == DoubleKeys || isBytesDomain(d), s"unknown key domain $d")
     setDomain(d)
+  }
+
+  /** Replaces the candidate-key table (the table an ingest kept beside its runs, see ingest.Ingest). */
+  def attachKeys(t: KeyTable): Unit = {
+    SketchException.require(bytesKeys, "only a dyadic sketch of string or binary keys has candidate keys")
+    SketchException.require(t.capacity == _candidates && t.epochLength == epochLength,
+      s"candidate table of capacity ${t.capacity} / epoch ${t.epochLength} does not fit a sketch of ${_candidates} / $epochLength")
+    keyTable = t
   }
 
   /** Adds a row by its universe index (from [[indexOf]] or [[DyadicSketch.longIndex]] / [[DyadicSketch.doubleIndex]]). */
@@ -222,6 +279,8 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
   def point(key: Long, range: java.lang.Long, now: java.lang.Long): Double = piece(0, indexOf(key), range, now)
   /** Point query of a double key's bucket (level 0). */
   def point(key: Double, range: java.lang.Long, now: java.lang.Long): Double = piece(0, indexOf(key), range, now)
+  /** Point query of a string / binary key (its fingerprint bucket, level 0). */
+  def point(key: Array[Byte], range: java.lang.Long, now: java.lang.Long): Double = piece(0, indexOf(key), range, now)
 
   /** Interval of a single piece's true count from its estimate (aUp: upper bound of ||a_r||_1). */
   private def pieceInterval(est: Double, pieces: Int, aUp: Double): Estimate = {
@@ -247,6 +306,7 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
 
   /** Range count over integer keys lo..hi inclusive; keys beyond the universe are clipped (none can be there). */
   def rangeCount(lo: Long, hi: Long, range: java.lang.Long, now: java.lang.Long): Estimate = {
+    requireOrdered("range count")
     requireUsable()
     if (lo > hi) return Estimate(0.0, 0.0, 0.0)
     if (_keyDomain == DoubleKeys) throw new SketchException(
@@ -259,6 +319,7 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
 
   /** Range count over double keys lo..hi: the buckets of lo through hi (whole buckets, DESIGN.md). */
   def rangeCount(lo: Double, hi: Double, range: java.lang.Long, now: java.lang.Long): Estimate = {
+    requireOrdered("range count")
     requireUsable()
     SketchException.require(!lo.isNaN && !hi.isNaN, "range bounds must not be NaN")
     if (lo > hi) return Estimate(0.0, 0.0, 0.0)
@@ -268,6 +329,7 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
 
   /** Estimated number of rows with key <= x (a prefix: at most bits pieces). */
   def rank(x: Long, range: java.lang.Long, now: java.lang.Long): Estimate = {
+    requireOrdered("rank")
     val (minK, _) = keyRange(universeBits)
     if (x < minK) { requireUsable(); Estimate(0.0, 0.0, 0.0) } else rangeCount(minK, x, range, now)
   }
@@ -277,6 +339,7 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
 
   /** Universe index of the q-quantile: the top-down walk of DESIGN.md (left-sibling sums against q T^). */
   def quantileIndex(q: Double, range: java.lang.Long, now: java.lang.Long): Option[Long] = {
+    requireOrdered("quantile")
     requireUsable()
     SketchException.require(!q.isNaN && q >= 0.0 && q <= 1.0, s"quantile q must be in [0, 1], got $q")
     val t = total(range, now)
@@ -306,9 +369,10 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
     quantileIndex(q, range, now).map(doubleKey(_, universeBits))
   }
 
-  private def keyEstimate(u: Long, est: Double, aUp: Double): KeyEstimate = {
+  private def keyEstimate(u: Long, est: Double, aUp: Double, bytes: Array[Byte] = null): KeyEstimate = {
     val iv = pieceInterval(est, 1, aUp)
-    if (_keyDomain == DoubleKeys) KeyEstimate(u, doubleKey(u, universeBits), est, iv.lower, iv.upper)
+    if (bytes != null) KeyEstimate(u, Double.NaN, est, iv.lower, iv.upper, bytes)
+    else if (_keyDomain == DoubleKeys) KeyEstimate(u, doubleKey(u, universeBits), est, iv.lower, iv.upper)
     else KeyEstimate(longKey(u, universeBits), Double.NaN, est, iv.lower, iv.upper)
   }
 
@@ -350,8 +414,25 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
       frontier = next; ests = nextEst
       i -= 1
     }
-    frontier.indices.map(j => keyEstimate(frontier(j), ests(j), aUp)).sortBy(k => (-k.estimate, k.key))
+    if (!bytesKeys) frontier.indices.map(j => keyEstimate(frontier(j), ests(j), aUp)).sortBy(k => (-k.estimate, k.key))
+    else {
+      // fingerprint buckets back to keys: the candidate of each reported bucket (DESIGN.md)
+      val byBucket = candidatesByBucket
+      frontier.indices.flatMap(j => byBucket.get(frontier(j)).map(b => keyEstimate(frontier(j), ests(j), aUp, b)))
+        .sortBy(k => (-k.estimate, k.key))
+    }
   }
+
+  /** The candidate keys by fingerprint bucket: where keys share a bucket, the one with the larger counter. */
+  private def candidatesByBucket: Map[Long, Array[Byte]] =
+    if (keyTable == null) Map.empty
+    else keyTable.candidates.toSeq.map { case (fp, (b, c)) => (bytesIndex(fp, universeBits), b, c) }
+      .groupBy(_._1).map { case (u, xs) => u -> xs.maxBy(x => (x._3, -Hashing.fingerprintBytes(x._2)))._2 }
+
+  /** Weight bound of the candidate table: every string / binary key with more weight than this in a
+    * range r <= window ending at or after the newest row is a candidate (0 for other key domains).
+    */
+  def keyRecallFloor: Double = if (keyTable == null) 0.0 else keyTable.recallFloor
 
   /** The k keys with the largest estimates: best-first search over dyadic ranges by estimate (a
     * range's estimate / (1 - e) bounds every key below it), stopping after k leaves.
@@ -361,6 +442,11 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
     SketchException.require(k >= 1 && k <= MaxTopK, s"k must be in [1, $MaxTopK], got $k")
     val aUp = total(range, now) / (1 - cellBound)
     if (aUp <= 0.0) return Nil
+    if (bytesKeys) {
+      // the candidates, each by its bucket's level-0 estimate (DESIGN.md, "String and binary keys")
+      return candidatesByBucket.toSeq.map { case (u, b) => (u, b, piece(0, u, range, now)) }.filter(_._3 > 0.0)
+        .sortBy(x => (-x._3, x._1)).take(k).map { case (u, b, e) => keyEstimate(u, e, aUp, b) }
+    }
     // (estimate, level, prefix); highest estimate first, then the lower level, then the smaller prefix
     val ord = Ordering.by[(Double, Int, Long), (Double, Int, Long)] { case (e, l, p) => (e, -l, -p) }
     val pq = scala.collection.mutable.PriorityQueue[(Double, Int, Long)]()(ord)
@@ -394,6 +480,7 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
     if (requestedDelta != o.requestedDelta) b += s"delta $requestedDelta vs ${o.requestedDelta}"
     if (_keyDomain != KeyType.Unset && o._keyDomain != KeyType.Unset && _keyDomain != o._keyDomain)
       b += s"key type ${domainName(_keyDomain)} vs ${domainName(o._keyDomain)}"
+    if (bytesKeys && o.bytesKeys && _candidates != o._candidates) b += s"candidates ${_candidates} vs ${o._candidates}"
     b ++= base.diffs(o.base)
     b.result().distinct
   }
@@ -425,6 +512,10 @@ object DyadicSketch {
   final val MaxTopKSteps = 50000000L
 
   def domainName(d: Int): String = if (d == DoubleKeys) "double" else KeyType.name(d)
+  def isBytesDomain(d: Int): Boolean = d == KeyType.String || d == KeyType.Binary
+
+  /** Universe index of a string / binary key's fingerprint: its top `bits` bits. */
+  @inline def bytesIndex(fp: Long, bits: Int): Long = if (bits >= 64) fp else fp >>> (64 - bits)
 
   def checkBits(bits: Int): Unit =
     SketchException.require(bits >= MinUniverseBits && bits <= MaxUniverseBits,
@@ -483,10 +574,27 @@ object DyadicSketch {
 
   def create(spec: WindowSpec, epsilon: Double, delta: Double, mergeLevels: Int = 1,
              cellKind: Int = ecmsketch.core.CellFamily.ExpHistogramId, universeBits: Int = DefaultUniverseBits,
-             seed: Long = EcmSketch.DefaultSeed, maxArrivals: Long = CellParams.Unbounded): DyadicSketch = {
+             seed: Long = EcmSketch.DefaultSeed, maxArrivals: Long = CellParams.Unbounded,
+             candidates: Int = KeyTable.DefaultCapacity): DyadicSketch = {
+    checkCandidates(candidates)
     val p = cachedPlan(epsilon, delta, mergeLevels, cellKind, universeBits)
-    new DyadicSketch(universeBits, epsilon, delta, Array.fill(universeBits + 1)(EcmSketch.create(spec, p, seed, maxArrivals)))
+    val s = new DyadicSketch(universeBits, epsilon, delta, Array.fill(universeBits + 1)(EcmSketch.create(spec, p, seed, maxArrivals)))
+    s._candidates = candidates
+    s
   }
+
+  /** The delta to build with so that heavy-hitter queries with any ratio phi >= phiMin report no key
+    * below phi A with probability >= 1 - delta (their failure bound is delta' / phi, DESIGN.md):
+    * delta' = delta * phiMin. phiMin = 1 leaves delta as it is.
+    */
+  def deltaFor(delta: Double, phiMin: Double): Double = {
+    SketchException.require(!phiMin.isNaN && phiMin > 0.0 && phiMin <= 1.0, s"phi_min must be in (0, 1], got $phiMin")
+    SketchException.require(!delta.isNaN && delta > 0.0 && delta < 1.0, s"delta must be in (0, 1), got $delta")
+    delta * phiMin
+  }
+
+  def checkCandidates(m: Int): Unit =
+    SketchException.require(m >= 1 && m <= KeyTable.MaxCapacity, s"candidates must be in [1, ${KeyTable.MaxCapacity}], got $m")
 
   /** Order-preserving n-way merge (cross-site; count-based sketches refused): level by level. */
   def merge(xs: Seq[DyadicSketch]): DyadicSketch = {
@@ -509,6 +617,13 @@ object DyadicSketch {
     val lv = Array.tabulate(first.universeBits + 1)(i => m(xs.map(_.levels(i))))
     val out = new DyadicSketch(first.universeBits, first.epsilon, first.requestedDelta, lv)
     out._keyDomain = domain
+    out._candidates = xs.find(_.bytesKeys).getOrElse(first)._candidates
+    val tables = xs.flatMap(s => Option(s.keyTable))
+    if (tables.nonEmpty) {
+      val t = tables.head.copy()
+      tables.tail.foreach(t.absorb)
+      out.keyTable = t
+    } else if (isBytesDomain(domain)) out.keyTable = new KeyTable(out._candidates, out.epochLength)
     out.restoreLevelsState()
     out
   }

@@ -78,7 +78,8 @@ class DyadicCodecSuite extends AnyFunSuite {
     refused(patch(b)(_.put(68, 65.toByte)), "universe_bits 65")
     refused(patch(b)(_.put(68, 11.toByte)), "plan") // the Count-Min delta delta / (2 bits) differs
     refused(patch(b)(_.put(68, 13.toByte)), "plan")
-    refused(patch(b)(_.put(69, 2.toByte)), "key type 2")
+    refused(patch(b)(_.put(69, 7.toByte)), "key type 7")
+    refused(patch(b)(_.put(69, 2.toByte)), "candidates") // string keys need their candidate table
     refused(patch(b)(_.put(69, 0.toByte)), "key type")
     refused(patch(b)(_.putDouble(16, 0.2)), "cell epsilon")
     refused(patch(b)(_.putShort(32, 3)), "cell epsilon")

@@ -91,6 +91,18 @@ class DyadicSuite extends AnyFunSuite {
     assert(intercept[SketchException](DyadicSketch.create(spec, 0.002, 0.05)).getMessage.contains("too small"))
   }
 
+  test("phi_min: built with delta * phi_min, the heavy-hitter failure bound is <= delta for every phi >= phi_min") {
+    val d = DyadicSketch.deltaFor(0.01, 0.01)
+    assert(math.abs(d - 1e-4) < 1e-18)
+    val s = DyadicSketch.create(spec, 0.05, d, universeBits = 32)
+    val plain = DyadicSketch.create(spec, 0.05, 0.01, universeBits = 32)
+    assert(s.depth == math.ceil(math.log(64 / d) - 1e-9).toInt && plain.depth == 9 && s.depth == 14)
+    Seq(0.01, 0.05, 0.5).foreach(phi => assert(s.heavyHitterFailureProbability(phi) <= 0.01 + 1e-15))
+    assert(s.heavyHitterFailureProbability(0.005) > 0.01 && plain.heavyHitterFailureProbability(0.05) > 0.01)
+    assert(DyadicSketch.deltaFor(0.01, 1.0) == 0.01)
+    Seq(0.0, 1.5, Double.NaN).foreach(p => assert(intercept[SketchException](DyadicSketch.deltaFor(0.01, p)).getMessage.contains("phi_min")))
+  }
+
   test("randomized-wave cells and bad parameters are refused") {
     val e = intercept[SketchException](DyadicSketch.create(spec, 0.1, 0.1, cellKind = CellFamily.RandWaveId))
     assert(e.getMessage.contains("deterministic cells"))
