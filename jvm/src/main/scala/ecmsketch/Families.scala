@@ -1,6 +1,7 @@
 package ecmsketch
 
 import ecmsketch.core.{CellKind, Registration, SketchKind, WindowSketch}
+import ecmsketch.decayed.DecayedKind
 import ecmsketch.dwave.{DwCellKind, DwKind}
 import ecmsketch.ecm.EcmKind
 import ecmsketch.ecm.dyadic.DyadicKind
@@ -12,7 +13,8 @@ import ecmsketch.window.{EhCellKind, EhKind}
   * descriptors here (docs/DESIGN.md, "Layout").
   */
 object Families extends Registration {
-  val sketchKinds: Seq[SketchKind[_ <: WindowSketch]] = Seq(EhKind, EcmKind, DwKind, DistinctKind, DyadicKind)
+  val sketchKinds: Seq[SketchKind[_ <: WindowSketch]] = Seq(EhKind, EcmKind, DwKind, DistinctKind, DyadicKind,
+    DecayedKind)
   /** In the order the `cell` option lists them in messages. */
   val cellKinds: Seq[CellKind] = Seq(EhCellKind, DwCellKind, RwCellKind)
 }

@@ -7,6 +7,8 @@ object Codec {
   final val Magic: Array[Byte] = "ECMS".getBytes("US-ASCII")
   final val Version = 1
   final val HeaderSize = 60
+  /** The cell-kind byte of a sketch kind that holds no window cells (the decayed sketch, kind 7). */
+  final val NoCells = 0
 
   private def writeCommon(s: WindowSketch, kind: Int, cellKind: Int, out: ByteWriter): Unit = {
     out.putBytes(Magic)
@@ -51,7 +53,10 @@ object Codec {
     val kind = in.getByte("sketch kind")
     val sk = Registry.sketchKind(kind).getOrElse(throw new SketchException(s"corrupt sketch: unknown sketch kind $kind"))
     val cellKind = in.getByte("cell kind")
-    val ck = Registry.cellKind(cellKind).getOrElse(throw new SketchException(s"corrupt sketch: unknown cell kind $cellKind"))
+    // cell kind 0: a kind without window cells (the decayed sketch); its cell epsilon is its epsilon
+    val cellFree = cellKind == NoCells && sk.cellKindAllowed(NoCells)
+    val ck = if (cellFree) null
+      else Registry.cellKind(cellKind).getOrElse(throw new SketchException(s"corrupt sketch: unknown cell kind $cellKind"))
     if (!sk.cellKindAllowed(cellKind))
       throw new SketchException(s"corrupt sketch: sketch kind $kind cannot hold cells of kind $cellKind")
     val flags = in.getByte("flags")
@@ -63,10 +68,14 @@ object Codec {
     val eps = in.getDouble("epsilon")
     if (!(eps >= 0.001 && eps < 1.0)) throw new SketchException(s"corrupt sketch: epsilon $eps outside [0.001, 1)")
     val cellEps = in.getDouble("cell epsilon")
-    val minCellEps = ck.minCellEpsilon
-    if (!(cellEps >= minCellEps && cellEps <= eps))
-      throw new SketchException(s"corrupt sketch: cell epsilon $cellEps outside [$minCellEps, $eps]")
-    ck.checkCellEpsilon(cellEps, eps)
+    if (cellFree) {
+      if (cellEps != eps) throw new SketchException(s"corrupt sketch: cell epsilon $cellEps of a sketch without cells is not its epsilon $eps")
+    } else {
+      val minCellEps = ck.minCellEpsilon
+      if (!(cellEps >= minCellEps && cellEps <= eps))
+        throw new SketchException(s"corrupt sketch: cell epsilon $cellEps outside [$minCellEps, $eps]")
+      ck.checkCellEpsilon(cellEps, eps)
+    }
     val levels = in.getShort("planned merge levels")
     if (levels > Bounds.MaxLevels) throw new SketchException(s"corrupt sketch: planned merge levels $levels > ${Bounds.MaxLevels}")
     val depth = in.getShort("merge depth")
