@@ -53,6 +53,8 @@ bench: setup
 	$(VPY) bench/spark_bench.py
 	$(VPY) bench/query_bench.py
 	$(VPY) bench/group_bench.py
+	$(SBT) "Test/runMain ecmsketch.decayed.DecayedBench speed" "Test/runMain ecmsketch.decayed.DecayedBench constant 40 0.1"
+	$(VPY) bench/decayed_bench.py
 
 clean:
 	rm -rf target project/target $(JAR) $(VENV) .pytest_cache
