@@ -58,16 +58,18 @@ object DecayedBench {
   }
 
   def speed(): Unit = {
-    val st = stream(7, 200000, 1, 1000000, maxW = 1, dupFrac = 0.0)
+    val n = sys.props.getOrElse("decayed.rows", "100000").toInt
+    val st = stream(7, n, 1, 10L * n, maxW = 1, dupFrac = 0.0)
     val rows = st.rows.toArray
     val cases: Seq[(String, () => DecayedSketch)] = Seq(
+      "fixed exp(half-life 1000), C=4" -> (() => DecayedSketch.create(Some(Decay.Exp(1000)), 0.05, 0.05, 4.0, maxWeight = 1)),
       "fixed exp(half-life 1000), C=2" -> (() => DecayedSketch.create(Some(Decay.Exp(1000)), 0.05, 0.05, 2.0, maxWeight = 1)),
-      "fixed window(10000), C=2" -> (() => DecayedSketch.create(Some(Decay.Window(10000)), 0.05, 0.05, 2.0, maxWeight = 1)),
-      "general, C=2" -> (() => DecayedSketch.create(None, 0.05, 0.05, 2.0, maxWeight = 1)),
+      "fixed window(10000), C=4" -> (() => DecayedSketch.create(Some(Decay.Window(10000)), 0.05, 0.05, 4.0, maxWeight = 1)),
+      "general, C=4" -> (() => DecayedSketch.create(None, 0.05, 0.05, 4.0, maxWeight = 1)),
       "fixed exp(half-life 1000), C=60" -> (() => DecayedSketch.create(Some(Decay.Exp(1000)), 0.05, 0.05, 60.0, maxWeight = 1)))
     val times = cases.map(_ => scala.collection.mutable.ArrayBuffer[Double]())
     var sizes = Map[String, Int]()
-    (0 until 5).foreach { _ =>
+    (0 until 3).foreach { rep =>
       cases.indices.foreach { i =>
         val s = cases(i)._2()
         val t0 = System.nanoTime()
@@ -75,11 +77,12 @@ object DecayedBench {
         while (k < rows.length) { val e = rows(k); s.add(idHash(e), e.w, e.v, e.t); k += 1 }
         times(i) += rows.length / ((System.nanoTime() - t0) / 1e9)
         sizes += cases(i)._1 -> ecmsketch.core.Codec.encode(DecayedKind, s).length
+        println(f"rep $rep ${cases(i)._1}%-34s ${times(i).last}%.0f elements/s, ${sizes(cases(i)._1)} bytes, ${s.storedEntries} entries")
       }
     }
     cases.indices.foreach { i =>
       val m = times(i).sorted.apply(times(i).size / 2)
-      println(f"${cases(i)._1}%-34s median ${m}%.0f elements/s (5 copies, epsilon 0.05), ${sizes(cases(i)._1)} bytes")
+      println(f"${cases(i)._1}%-34s median ${m}%.0f elements/s (5 copies, epsilon 0.05, ${rows.length} rows), ${sizes(cases(i)._1)} bytes")
     }
   }
 }
