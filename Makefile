@@ -57,6 +57,8 @@ bench: setup
 	$(VPY) bench/async_bench.py
 	# dyadic ECM-sketches (issue 9): build speed, quantiles beside approx_percentile, top-k recall
 	$(VPY) bench/dyadic_bench.py
+	$(SBT) "Test/runMain ecmsketch.decayed.DecayedBench speed" "Test/runMain ecmsketch.decayed.DecayedBench constant 40 0.1"
+	$(VPY) bench/decayed_bench.py
 
 clean:
 	rm -rf target project/target $(JAR) $(VENV) .pytest_cache

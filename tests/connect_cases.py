@@ -225,6 +225,23 @@ def dyadic_queries(spark, E):
                     E.ecm_total("m", 1000).alias("t"), E.sketch_info("d").alias("i_d"), E.sketch_info("m").alias("i_m")))
 
 
+def decayed_queries(spark, E):
+    """Decayed sketches: the general one from duplicated rows over sites (merged), a fixed-decay one on
+    TIMESTAMPs, and every decayed query."""
+    df = base(spark)
+    sites = (df.unionByName(df).groupBy("site")
+             .agg(E.decayed_agg(SF.lit(1), "ts", 0.1, 0.05, value="v", id="ts").alias("s")))
+    return (df.agg(E.decayed_agg("v", "ts", value="ik", max_weight=8).alias("g"),
+                   E.decayed_agg(SF.lit(1), "tsx", decay="exp", decay_param=600).alias("x"))
+            .crossJoin(sites.agg(E.decayed_merge("s").alias("m")))
+            .select("g", "x", "m",
+                    E.decayed_sum("m", "exp", 500).alias("sum_m"), E.decayed_sum("x").alias("sum_x"),
+                    E.decayed_sum("g", "window", 1000, N + 10).alias("sum_g"),
+                    E.decayed_quantile("g", 0.5, "poly", 1.0).alias("q"),
+                    E.decayed_frequent("m", 0.1, "window", 3000).alias("fr"),
+                    E.decayed_selectivity("x", 1, 1, "exp", 600).alias("sel")))
+
+
 VALUE_CASES: List[Tuple[str, Callable]] = [
     ("ecm_queries", ecm_queries),
     ("ecm_point_many_keys", ecm_point_many_keys),
@@ -235,6 +252,7 @@ VALUE_CASES: List[Tuple[str, Callable]] = [
     ("null_sketch_queries", null_sketch_queries),
     ("sql_named_arguments", sql_named_arguments),
     ("dyadic_queries", dyadic_queries),
+    ("decayed_queries", decayed_queries),
 ]
 NULLS_EXPECTED = {"null_sketch_queries"}
 
@@ -342,6 +360,23 @@ ERROR_CASES: List[Tuple[str, str, Callable, List[str]]] = [
     ("ecm_quantile_q", "ecm_quantile",
      lambda spark, E: base(spark).agg(E.dyadic_agg("ik", "ts", 1000).alias("d")).select(E.ecm_quantile("d", 1.5)),
      ["quantile q must be in [0, 1]"]),
+    ("decayed_agg_weight_type", "decayed_agg",
+     lambda spark, E: base(spark).agg(E.decayed_agg(SF.lit(1.5), "ts")), ["weight must be an integer type"]),
+    ("decayed_merge_epsilon", "decayed_merge",
+     lambda spark, E: _union_merge(spark, E, lambda E, i: E.decayed_agg(SF.lit(1), "ts", 0.1 * i), lambda E: E.decayed_merge),
+     ["cannot merge decayed sketches with different parameters", "epsilon"]),
+    ("decayed_sum_no_decay", "decayed_sum",
+     lambda spark, E: base(spark).agg(E.decayed_agg(SF.lit(1), "ts").alias("d")).select(E.decayed_sum("d")),
+     ["built without a decay"]),
+    ("decayed_quantile_q", "decayed_quantile",
+     lambda spark, E: base(spark).agg(E.decayed_agg(SF.lit(1), "ts").alias("d")).select(E.decayed_quantile("d", 1.5, "exp", 10)),
+     ["quantile q must be in [0, 1]"]),
+    ("decayed_frequent_phi_type", "decayed_frequent",
+     lambda spark, E: base(spark).agg(E.decayed_agg(SF.lit(1), "ts").alias("d")).select(E.decayed_frequent("d", "x", "exp", 10)),
+     ["decayed_frequent: phi must be a number"]),
+    ("decayed_selectivity_on_ecm", "decayed_selectivity",
+     lambda spark, E: _sk(spark, E).select(E.decayed_selectivity("s", 1, 2, "exp", 10)),
+     ["decayed_selectivity: expected a decayed sketch"]),
 ]
 
 

@@ -93,3 +93,15 @@ def test_readme_python_runs():
     assert depth == 2 and bound <= 0.1
     # user 7 has 20 events in the last 1000 ticks of site A plus 2 from site B; total in range ~1002
     assert abs(est - 22) <= bound * 1002
+
+
+def test_readme_decayed_sql_runs(spark):
+    sql = _blocks("sql")[4]
+    (row,) = _run_sql(spark, sql)
+    exact = spark.sql("""SELECT count(DISTINCT reading_id) AS n FROM readings
+                         WHERE ts > (SELECT max(ts) FROM readings) - INTERVAL 900 SECONDS""").first().n
+    assert abs(row.last_15_minutes - exact) <= 0.1 * exact
+    decayed = spark.sql("""SELECT sum(pow(2, -(unix_seconds(m.now) - unix_seconds(ts)) / 600.0)) AS x
+                           FROM (SELECT DISTINCT reading_id, ts FROM readings), (SELECT max(ts) AS now FROM readings) m""").first().x
+    assert abs(row.decayed_readings - decayed) <= 0.1 * decayed
+    assert 15 <= row.decayed_median_temp <= 31

@@ -2,6 +2,7 @@ package ecmsketch
 
 import ecmsketch.asynchronous.AsyncKind
 import ecmsketch.core.{CellKind, Registration, SketchKind, WindowSketch}
+import ecmsketch.decayed.DecayedKind
 import ecmsketch.dwave.{DwCellKind, DwKind}
 import ecmsketch.ecm.EcmKind
 import ecmsketch.ecm.dyadic.DyadicKind
@@ -14,7 +15,7 @@ import ecmsketch.window.{EhCellKind, EhKind}
   */
 object Families extends Registration {
   val sketchKinds: Seq[SketchKind[_ <: WindowSketch]] = Seq(EhKind, EcmKind, DwKind, DistinctKind, DyadicKind,
-    AsyncKind)
+    AsyncKind, DecayedKind)
   /** In the order the `cell` option lists them in messages. */
   val cellKinds: Seq[CellKind] = Seq(EhCellKind, DwCellKind, RwCellKind)
 }

@@ -5,6 +5,7 @@ import ecmsketch.core.{CellParams, Codec, CounterSketch, KeyType, KeyedSketch, R
   SketchKind, WindowSketch, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.ecm.dyadic.{DyadicSketch, KeyEstimate, KeyTable}
+import ecmsketch.decayed.{Decay, DecayedSketch}
 import ecmsketch.dwave.DwSketch
 import ecmsketch.rwave.DistinctSketch
 import ecmsketch.hash.Hashing
@@ -213,4 +214,46 @@ object PyApi {
   /** The q-quantiles (boxed Doubles; null for an empty range) from one sample read. */
   def asyncQuantiles(s: AsyncSketch, qs: Array[Double], range: java.lang.Long, now: java.lang.Long): Array[Object] =
     s.quantiles(qs, range, now).map(_.map(x => Double.box(x): Object).orNull).toArray
+
+  // ------------------------------------------------------------------ decayed sketches (Python's DecayedSketch)
+
+  /** A decayed sketch; decay = null builds the general sketch (decay chosen at query time);
+    * resolution <= 0 takes the default.
+    */
+  def decayedCreate(decay: String, decayParam: Double, epsilon: Double, delta: Double, constant: Double,
+                    maxWeight: Long, resolution: Long, seed: Long, tsMicros: Boolean): DecayedSketch =
+    DecayedSketch.create(Option(decay).map(Decay(_, decayParam)), epsilon, delta, constant, maxWeight,
+      if (resolution <= 0) null else java.lang.Long.valueOf(resolution), seed, tsMicros)
+
+  /** Rows in any order: 64-bit id hashes (from [[decayedIds]]), weights, values and timestamps. */
+  def decayedAdd(s: DecayedSketch, ids: Array[Long], ws: Array[Long], vs: Array[Double], ts: Array[Long]): Unit = {
+    val n = ids.length
+    SketchException.require(ws.length == n && vs.length == n && ts.length == n,
+      s"ids, weights, values and timestamps differ in length: $n, ${ws.length}, ${vs.length}, ${ts.length}")
+    var i = 0
+    while (i < n) { s.add(ids(i), ws(i), vs(i), ts(i)); i += 1 }
+  }
+
+  /** Identity hashes as SQL computes them: of integer ids, of strings, of byte strings. */
+  def decayedIdsLong(xs: Array[Long]): Array[Long] = xs.map(DecayedSketch.idOfLong)
+  def decayedIdsString(xs: Array[String]): Array[Long] = xs.map(x => DecayedSketch.idOfBytes(x.getBytes("UTF-8")) ^ 0x5717L)
+  def decayedIdsBytes(xs: Array[Array[Byte]]): Array[Long] = xs.map(DecayedSketch.idOfBytes)
+  def decayedIdsDouble(xs: Array[Double]): Array[Long] = xs.map(DecayedSketch.idOfDouble)
+  /** The default identity (weight, value, ts). */
+  def decayedIdsDefault(ws: Array[Long], vs: Array[Double], ts: Array[Long]): Array[Long] =
+    Array.tabulate(ws.length)(i => DecayedSketch.defaultId(ws(i), vs(i), ts(i)))
+
+  def decayedSum(s: DecayedSketch, decay: String, param: java.lang.Double, now: java.lang.Long): Double =
+    s.sum(s.queryDecay(decay, param), now)
+
+  def decayedSelectivity(s: DecayedSketch, lo: Double, hi: Double, decay: String, param: java.lang.Double,
+                         now: java.lang.Long): Double = s.selectivity(lo, hi, s.queryDecay(decay, param), now)
+
+  /** The decayed q-quantile, or null. */
+  def decayedQuantile(s: DecayedSketch, q: Double, decay: String, param: java.lang.Double, now: java.lang.Long): java.lang.Double =
+    s.quantile(q, s.queryDecay(decay, param), now).map(Double.box).orNull
+
+  /** Frequent values as [value0, share0, value1, share1, ...], largest share first. */
+  def decayedFrequent(s: DecayedSketch, phi: Double, decay: String, param: java.lang.Double, now: java.lang.Long): Array[Double] =
+    s.frequent(phi, s.queryDecay(decay, param), now).flatMap { case (v, sh) => Seq(v, sh) }.toArray
 }

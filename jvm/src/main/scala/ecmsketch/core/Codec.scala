@@ -7,7 +7,7 @@ object Codec {
   final val Magic: Array[Byte] = "ECMS".getBytes("US-ASCII")
   final val Version = 1
   final val HeaderSize = 60
-  /** Cell kind byte of a sketch kind that holds no sliding-window cells (the async family). */
+  /** Cell kind byte of a sketch kind that holds no sliding-window cells (the async and decayed families). */
   final val NoCells = 0
 
   private def writeCommon(s: WindowSketch, kind: Int, cellKind: Int, out: ByteWriter): Unit = {

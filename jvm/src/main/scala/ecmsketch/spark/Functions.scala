@@ -160,7 +160,40 @@ object Functions {
       "misc_funcs", classOf[AsyncQuantile].getName),
     Fn("sketch_info", Seq(req("sketch")), a => SketchInfo(a),
       "_FUNC_(sketch) - STRUCT describing a sketch: kind, parameters, merge depth, certified error bound, timestamps, size.",
-      "misc_funcs", classOf[SketchInfo].getName)
+      "misc_funcs", classOf[SketchInfo].getName),
+    // ---- decayed sketches (docs/DESIGN.md "Decayed sketch")
+    Fn("decayed_agg",
+      Seq(req("weight"), req("ts"), opt("epsilon"), opt("delta"), opt("value"), opt("id"), opt("seed"), opt("decay"),
+        opt("decay_param"), opt("constant"), opt("max_weight"), opt("resolution")),
+      a => DecayedAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8), a(9), a(10), a(11)),
+      "_FUNC_(weight, ts [, epsilon [, delta]] [, value => v] [, id => x] [, seed => s] [, decay => 'window'|'exp'|'poly', " +
+        "decay_param => p] [, constant => C] [, max_weight => m] [, resolution => r]) - Duplicate-insensitive, mergeable " +
+        "time-decayed sketch (BINARY; Cormode-Tirthapura-Xu). Each distinct id (default: the triple weight, value, ts) counts " +
+        "once, at one site or many, in any order. weight is an integer in [0, max_weight] (1 for counts); value (default: the " +
+        "weight) is what quantiles, frequent items and selectivity rank. Without decay the decay is chosen at query time; " +
+        "with one, the sketch is built for it. Defaults: epsilon 0.1, delta 0.05, constant 4 (tau = C / epsilon^2), " +
+        "max_weight 1024. NULL weight, ts, value or id rows are skipped.",
+      "agg_funcs", classOf[DecayedAgg].getName),
+    Fn("decayed_merge", Seq(req("sketch")), a => DecayedMergeAgg(a(0)),
+      "_FUNC_(sketch) - Lossless merge of decayed sketches (same parameters and seed); an id seen by several sketches counts once. NULLs are ignored.",
+      "agg_funcs", classOf[DecayedMergeAgg].getName),
+    Fn("decayed_sum", Seq(req("sketch"), opt("decay"), opt("decay_param"), opt("now")), a => DecayedSum(a),
+      "_FUNC_(sketch [, decay, param [, now]]) - Estimated decayed sum over the distinct elements with ts <= now: decay " +
+        "'window' (param W: ages < W count fully), 'exp' (param = half-life: w * 2^(-age/param)) or 'poly' (param = alpha: " +
+        "w * (age+1)^(-alpha)); ages in ts units (seconds for TIMESTAMP). A sketch built with a decay takes that decay or none. " +
+        "now defaults to the sketch's last timestamp.",
+      "misc_funcs", classOf[DecayedSum].getName),
+    Fn("decayed_quantile", Seq(req("sketch"), req("q"), opt("decay"), opt("decay_param"), opt("now")), a => DecayedQuantile(a),
+      "_FUNC_(sketch, q [, decay, param [, now]]) - Decayed q-quantile (DOUBLE) of the values; NULL when nothing has weight.",
+      "misc_funcs", classOf[DecayedQuantile].getName),
+    Fn("decayed_frequent", Seq(req("sketch"), req("phi"), opt("decay"), opt("decay_param"), opt("now")), a => DecayedFrequent(a),
+      "_FUNC_(sketch, phi [, decay, param [, now]]) - Values whose estimated decayed share of the weight exceeds phi - " +
+        "epsilon/2: ARRAY<STRUCT<value, share>>, largest share first.",
+      "misc_funcs", classOf[DecayedFrequent].getName),
+    Fn("decayed_selectivity", Seq(req("sketch"), req("lo"), req("hi"), opt("decay"), opt("decay_param"), opt("now")),
+      a => DecayedSelectivity(a),
+      "_FUNC_(sketch, lo, hi [, decay, param [, now]]) - Estimated decayed fraction of the weight whose value lies in [lo, hi].",
+      "misc_funcs", classOf[DecayedSelectivity].getName)
   )
 
   /** The builder Spark calls with the parsed arguments (named ones as NamedArgumentExpression). */

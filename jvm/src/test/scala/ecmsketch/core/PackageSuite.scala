@@ -61,7 +61,7 @@ class PackageSuite extends AnyFunSuite {
 }
 
 object PackageSuite {
-  val Families: Set[String] = Set("window", "dwave", "rwave", "ecm", "asynchronous")
+  val Families: Set[String] = Set("window", "dwave", "rwave", "ecm", "asynchronous", "decayed")
 
   /** The Scala sources of jvm/src/main, found from the working directory upwards. */
   def mainSources(): Seq[String] = {

@@ -1,0 +1,105 @@
+package ecmsketch.decayed
+
+import ecmsketch.core.SketchException
+
+/** A decay named in SQL: 'window' (param W: ages < W count fully), 'exp' (param = half-life:
+  * w 2^(-age/param)) or 'poly' (param = alpha: w (age+1)^(-alpha)). Ages are in the units of the
+  * timestamps (seconds for TIMESTAMP, whose ticks are microseconds: `ticksPerUnit` 1e6).
+  */
+sealed abstract class Decay(val id: Int, val name: String) extends Serializable {
+  def param: Double
+  /** g(age) for an age in ticks (age >= 0): the fraction of a weight left, non-increasing, g(0) = 1. */
+  def g(ageTicks: Long, ticksPerUnit: Long): Double
+  def describe: String = s"decay => '$name', decay_param => $param"
+}
+
+object Decay {
+  final val GeneralId = 0
+
+  final case class Window(param: Double) extends Decay(1, "window") {
+    /** The window in ticks: ages x with x / unit < W, i.e. x < ceil(W unit). */
+    def ticks(ticksPerUnit: Long): Long = {
+      val x = math.ceil(param * ticksPerUnit.toDouble)
+      if (x >= 4.6e18) Long.MaxValue / 4 else math.max(1L, x.toLong)
+    }
+    def g(ageTicks: Long, ticksPerUnit: Long): Double = if (ageTicks < ticks(ticksPerUnit)) 1.0 else 0.0
+  }
+
+  final case class Exp(param: Double) extends Decay(2, "exp") {
+    def g(ageTicks: Long, ticksPerUnit: Long): Double =
+      StrictMath.pow(2.0, -(ageTicks.toDouble / ticksPerUnit.toDouble) / param)
+  }
+
+  final case class Poly(param: Double) extends Decay(3, "poly") {
+    def g(ageTicks: Long, ticksPerUnit: Long): Double =
+      StrictMath.pow(ageTicks.toDouble / ticksPerUnit.toDouble + 1.0, -param)
+  }
+
+  final val Names = "'window', 'exp' or 'poly'"
+
+  /** The decay named `name` with parameter `param`, validated. */
+  def apply(name: String, param: Double): Decay = {
+    val n = if (name == null) throw new SketchException(s"decay must be $Names, got NULL") else name.trim.toLowerCase
+    def need(ok: Boolean, what: String): Unit =
+      if (!ok) throw new SketchException(s"decay_param of '$n' must be $what, got $param")
+    n match {
+      case "window" => need(!param.isNaN && param > 0 && !param.isInfinite, "a positive window W (ages < W count)"); Window(param)
+      case "exp" => need(!param.isNaN && param > 0 && !param.isInfinite, "a positive half-life"); Exp(param)
+      case "poly" => need(!param.isNaN && param > 0 && param <= 64, "an exponent alpha in (0, 64]"); Poly(param)
+      case other => throw new SketchException(s"decay must be $Names, got '$other'")
+    }
+  }
+
+  def byId(id: Int, param: Double): Decay = id match {
+    case 1 => apply("window", param)
+    case 2 => apply("exp", param)
+    case 3 => apply("poly", param)
+    case other => throw new SketchException(s"unknown decay id $other")
+  }
+}
+
+/** The integral decay a fixed-decay sketch is built for (spec §7.2, Def. 1.2):
+  * f(W, x) = floor(W g(x)) for the exponential and polynomial decays (W = weight * resolution), and
+  * W for x < window (0 after) for the sliding window. `ticksPerUnit` turns ticks into the decay's units.
+  */
+final class IntegralDecay(val decay: Decay, val ticksPerUnit: Long) extends Serializable {
+  /** Ages beyond this count as "never expires" (saturating expiry). */
+  final val MaxAge: Long = Long.MaxValue / 4
+
+  private val windowTicks: Long = decay match { case w: Decay.Window => w.ticks(ticksPerUnit); case _ => 0L }
+
+  /** f(W, x) for x >= 0. */
+  def f(w: Long, x: Long): Long = decay match {
+    case _: Decay.Window => if (x < windowTicks) w else 0L
+    case d =>
+      val v = w.toDouble * d.g(x, ticksPerUnit)
+      if (v >= w.toDouble) w else math.floor(v).toLong
+  }
+
+  /** min{x >= 0 : f(W, x) <= delta} for 0 <= delta < W (Lemma 3.5; MaxAge if beyond it). A closed
+    * form guess checked against f, else Algorithm 4's binary search, returning r (spec §7.6).
+    */
+  def minAge(w: Long, delta: Long): Long = {
+    if (f(w, 0) <= delta) return 0L
+    decay match {
+      case _: Decay.Window => windowTicks
+      case d =>
+        val ratio = w.toDouble / (delta + 1).toDouble
+        val unit = ticksPerUnit.toDouble
+        val guessD = d match {
+          case Decay.Exp(h) => h * unit * (math.log(ratio) / math.log(2.0))
+          case Decay.Poly(alpha) => unit * (math.pow(ratio, 1.0 / alpha) - 1.0)
+          case _ => 0.0
+        }
+        val guess = if (guessD.isNaN || guessD >= MaxAge.toDouble) MaxAge else math.max(0L, math.floor(guessD).toLong + 1)
+        if (guess < MaxAge && f(w, guess) <= delta && (guess == 0 || f(w, guess - 1) > delta)) guess
+        else if (f(w, MaxAge) > delta) MaxAge
+        else {
+          // Algorithm 4: f(w, l) > delta >= f(w, r) throughout; returns r (not the printed t')
+          var l = 0L; var r = MaxAge
+          while (r - l > 1) { val mid = l + (r - l) / 2; if (f(w, mid) > delta) l = mid else r = mid }
+          r
+        }
+    }
+  }
+}

@@ -1,0 +1,557 @@
+package ecmsketch.decayed
+
+import java.nio.charset.StandardCharsets
+
+import ecmsketch.core.{SketchException, WindowSketch, WindowSpec}
+import ecmsketch.hash.Hashing
+
+/** One stored observation at one level: its integer id (in [0, idSpace)), integer weight, value and
+  * timestamp, the level's key (the expiry time in a fixed-decay sketch, the timestamp in the general
+  * one) and, in the general sketch, RangeSample of its undecayed range at that level.
+  */
+final class Entry(val id: Long, val w: Long, val v: Double, val t: Long, val key: Long, val rs: Long) {
+  def sameElement(o: Entry): Boolean = id == o.id && w == o.w && t == o.t && java.lang.Double.compare(v, o.v) == 0
+}
+
+/** A level S_i (spec §7.9): at most tau entries, those with the largest keys, and t_i, the largest
+  * key discarded (`discarded` false while nothing was). An entry whose key is <= t_i is refused, and
+  * an overflow discards every entry with the smallest key (ties together), so the content depends
+  * only on the set of entries offered, never on their order (Lemma 3.2).
+  */
+final class Level(val tau: Int) {
+  var discarded: Boolean = false
+  var tI: Long = Long.MinValue
+  private val byId = new java.util.HashMap[java.lang.Long, Entry]()
+  private val heap = new java.util.PriorityQueue[Entry](Level.ByKey)
+
+  def size: Int = byId.size
+  def contains(id: Long): Boolean = byId.containsKey(id)
+  def get(id: Long): Entry = byId.get(id)
+
+  def offer(e: Entry): Unit =
+    if ((!discarded || e.key > tI) && !byId.containsKey(e.id)) {
+      byId.put(e.id, e); heap.add(e)
+      if (byId.size > tau) {
+        val m = heap.peek().key
+        if (!discarded || m > tI) tI = m
+        discarded = true
+        while (!heap.isEmpty && heap.peek().key == m) byId.remove(heap.poll().id)
+      }
+    }
+
+  /** Raises t_i (a merge) and drops what it covers. */
+  def raise(t: Long): Unit = if (!discarded || t > tI) {
+    discarded = true; tI = t
+    while (!heap.isEmpty && heap.peek().key <= t) byId.remove(heap.poll().id)
+  }
+
+  /** The entries in id order (the encoding's order). */
+  def entries: Array[Entry] = {
+    val a = byId.values().toArray(new Array[Entry](0))
+    java.util.Arrays.sort(a, Level.ById)
+    a
+  }
+}
+
+object Level {
+  val ByKey: java.util.Comparator[Entry] = (x: Entry, y: Entry) => java.lang.Long.compare(x.key, y.key)
+  val ById: java.util.Comparator[Entry] = (x: Entry, y: Entry) => java.lang.Long.compare(x.id, y.id)
+}
+
+/** Parameters of a decayed sketch (the encoding's header fields). */
+final case class DecayedParams(decay: Option[Decay], epsilon: Double, delta: Double, constant: Double,
+                               maxWeight: Long, resolution: Long, seed: Long, tsMicros: Boolean) {
+  import DecayedSketch._
+  SketchException.require(!epsilon.isNaN && epsilon >= MinEpsilon && epsilon < 1.0, s"epsilon must be in [$MinEpsilon, 1), got $epsilon")
+  SketchException.require(!delta.isNaN && delta >= MinDelta && delta < 1.0, s"delta must be in [$MinDelta, 1), got $delta")
+  SketchException.require(!constant.isNaN && constant >= MinConstant && constant <= MaxConstant,
+    s"constant C (tau = C / epsilon^2) must be in [$MinConstant, $MaxConstant], got $constant")
+  SketchException.require(maxWeight >= 1 && maxWeight <= MaxWeightLimit, s"max_weight must be in [1, $MaxWeightLimit], got $maxWeight")
+  SketchException.require(resolution >= 1 && resolution <= MaxResolution, s"resolution must be in [1, $MaxResolution], got $resolution")
+  SketchException.require(decay.exists(!_.isInstanceOf[Decay.Window]) || resolution == 1,
+    "resolution applies to the 'exp' and 'poly' decays only (the window and the general sketch keep integer weights exactly)")
+  SketchException.require(maxWeight.toDouble * resolution.toDouble <= MaxScaledWeight.toDouble,
+    s"max_weight * resolution must be at most 2^40, got $maxWeight * $resolution")
+
+  /** tau = ceil(C / epsilon^2). */
+  val tau: Int = {
+    val x = math.ceil(constant / (epsilon * epsilon))
+    SketchException.require(x <= MaxTau, s"tau = C / epsilon^2 = $x exceeds $MaxTau; use a larger epsilon or a smaller C")
+    x.toInt
+  }
+  val copies: Int = copiesFor(delta)
+  /** w_max of the ranges: the largest scaled weight. */
+  val wMax: Long = maxWeight * resolution
+  /** id_max + 1: the largest id space with 10 Y < p for Y = w_max (id_max + 1) (spec §7.5). */
+  val idSpace: Long = (Arith.P - 1) / (10L * wMax)
+  /** Y = w_max (id_max + 1); 10 Y < p < 20 Y holds. */
+  val upsilon: Long = wMax * idSpace
+  /** M = ceil(log2 Y): levels 0..M. */
+  val topLevel: Int = 64 - java.lang.Long.numberOfLeadingZeros(upsilon - 1)
+  val ticksPerUnit: Long = if (tsMicros) 1000000L else 1L
+  val integral: Option[IntegralDecay] = decay.map(d => new IntegralDecay(d, ticksPerUnit))
+  /** (a_j, b_j) of every copy, a in [1, p), b in [0, p). */
+  val coefficients: Array[Long] = Hashing.rowCoefficients(seed ^ CoefficientSalt, copies)
+}
+
+/** The Cormode-Tirthapura-Xu duplicate-insensitive, time-decayed, mergeable sketch (spec §7;
+  * docs/DESIGN.md "Decayed sketch"). `copies` independent copies (hash coefficients from the seed),
+  * each levels 0..M of at most tau entries.
+  *  - fixed decay (`decay` set, §7.4-7.10): entry keys are expiry times; queries at time c read the
+  *    lowest level with t_i <= c and RangeSample the decayed ranges r_e^c;
+  *  - general (`decay` None, §7.11-7.12): undecayed ranges, keys are timestamps (the tau most recent
+  *    per level); a window W or any decomposable decay is chosen at query time.
+  * Each answer is the median of the copies' (or, for decomposable decays, of every probe's) estimates.
+  */
+final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
+  import DecayedSketch._
+
+  val spec: WindowSpec = WindowSpec(countWindow = false, tsMicros = params.tsMicros, window = WindowSpec.Unbounded)
+  def epsilon: Double = params.epsilon
+  def cellEpsilon: Double = params.epsilon
+  def plannedLevels: Int = 0
+  def decay: Option[Decay] = params.decay
+  def general: Boolean = params.decay.isEmpty
+
+  private[decayed] val levels: Array[Array[Level]] = Array.fill(params.copies)(new Array[Level](params.topLevel + 1))
+
+  private def level(j: Int, i: Int): Level = {
+    var l = levels(j)(i)
+    if (l == null) { l = new Level(params.tau); levels(j)(i) = l }
+    l
+  }
+
+  /** Stored entries over all copies and levels. */
+  def storedEntries: Int = levels.map(_.iterator.filter(_ != null).map(_.size).sum).sum
+
+  // ------------------------------------------------------------------ updates
+
+  /** Adds observation (id hash, weight, value, ts): each distinct id counts once, at one site or
+    * many. Weight 0 contributes nothing (it still counts in total_weight, first_ts and last_ts).
+    */
+  def add(idHash: Long, weight: Long, value: Double, ts: Long): Unit = {
+    if (weight < 0 || weight > params.maxWeight)
+      throw new SketchException(s"weight $weight is outside [0, max_weight = ${params.maxWeight}]; " +
+        "weights are integers (build the sketch with a larger max_weight)")
+    if (value.isNaN) throw new SketchException("value must not be NaN")
+    if (Long.MaxValue - _count < weight) throw new SketchException("total weight overflows 2^63 - 1")
+    _hasRows = true
+    if (ts < _firstTs) _firstTs = ts
+    if (ts > _lastTs) _lastTs = ts
+    _count += weight
+    if (weight > 0) insert(idOf(idHash), weight, value, ts)
+  }
+
+  private[decayed] def idOf(idHash: Long): Long = java.lang.Long.remainderUnsigned(idHash, params.idSpace)
+
+  private def insert(id: Long, weight: Long, value: Double, ts: Long): Unit = {
+    val w = weight * params.resolution
+    val base = params.wMax * id
+    var j = 0
+    while (j < params.copies) {
+      val a = params.coefficients(2 * j); val b = params.coefficients(2 * j + 1)
+      val u = Arith.hash(a, b, base)
+      var i = 0
+      var go = true
+      while (go && i <= params.topLevel) {
+        val l = levels(j)(i)
+        if (l != null && l.contains(id)) go = false // a duplicate (safe early exit, spec §7.9)
+        else {
+          val d = Arith.minHit(Arith.P, a, u, w - 1, Arith.levelBound(i))
+          if (d < 0) go = false // no selected integer here, nor at any higher level
+          else {
+            val e = params.integral match {
+              case Some(f) => new Entry(id, weight, value, ts, satAdd(ts, f.minAge(w, d)), 0L)
+              case None => new Entry(id, weight, value, ts, ts, Arith.rangeSample(a, b, base, w - 1, i))
+            }
+            level(j, i).offer(e)
+            i += 1
+          }
+        }
+      }
+      j += 1
+    }
+  }
+
+  // ------------------------------------------------------------------ merge
+
+  def diffs(o: DecayedSketch): Seq[String] = {
+    val a = params; val b = o.params
+    val out = Seq.newBuilder[String]
+    if (a.decay.map(_.describe) != b.decay.map(_.describe))
+      out += s"decay ${a.decay.map(_.describe).getOrElse("general")} vs ${b.decay.map(_.describe).getOrElse("general")}"
+    if (a.epsilon != b.epsilon) out += s"epsilon ${a.epsilon} vs ${b.epsilon}"
+    if (a.delta != b.delta) out += s"delta ${a.delta} vs ${b.delta}"
+    if (a.constant != b.constant) out += s"constant ${a.constant} vs ${b.constant}"
+    if (a.maxWeight != b.maxWeight) out += s"max_weight ${a.maxWeight} vs ${b.maxWeight}"
+    if (a.resolution != b.resolution) out += s"resolution ${a.resolution} vs ${b.resolution}"
+    if (a.seed != b.seed) out += s"seed ${a.seed} vs ${b.seed}"
+    if (a.tsMicros != b.tsMicros) out += s"timestamp unit ${unit(a)} vs ${unit(b)}"
+    out.result()
+  }
+
+  private def unit(p: DecayedParams) = if (p.tsMicros) "TIMESTAMP" else "integer ticks"
+
+  // ------------------------------------------------------------------ queries
+
+  private def checkNow(now: java.lang.Long): Long =
+    if (now != null) now.longValue
+    else if (isEmpty) 0L
+    else _lastTs
+
+  /** The decay a query uses: on a fixed-decay sketch the arguments must match it or be omitted (null). */
+  def queryDecay(name: String, param: java.lang.Double): Decay = params.decay match {
+    case Some(d) =>
+      if (name != null) {
+        val q = Decay(name, if (param == null) d.param else param.doubleValue)
+        if (q != d) throw new SketchException(
+          s"this decayed sketch was built with ${d.describe}; query it with that decay or omit the decay arguments " +
+            s"(got ${q.describe}); only a sketch built without a decay takes any decay at query time")
+      } else if (param != null)
+        throw new SketchException("decay_param given without decay")
+      d
+    case None =>
+      if (name == null) throw new SketchException(
+        "this decayed sketch was built without a decay (the general sketch): name one at query time, " +
+          s"decay ${Decay.Names} with its decay_param")
+      if (param == null) throw new SketchException(s"decay '${name.trim.toLowerCase}' needs a decay_param")
+      Decay(name, param.doubleValue)
+  }
+
+  /** Estimated decayed sum at `now` (default: the last timestamp) of the distinct elements with ts <= now. */
+  def sum(d: Decay, now: java.lang.Long): Double = {
+    val c = checkNow(now)
+    if (isEmpty) 0.0 else if (general) generalEstimate(d, c, AllValues) else median(fixedSamples(c).map(_.total))
+  }
+
+  /** Estimated decayed fraction of the weight whose value lies in [lo, hi] (0 for an empty sketch). */
+  def selectivity(lo: Double, hi: Double, d: Decay, now: java.lang.Long): Double = {
+    SketchException.require(!lo.isNaN && !hi.isNaN, "selectivity bounds must not be NaN")
+    val c = checkNow(now)
+    if (isEmpty || lo > hi) return 0.0
+    val p: Double => Boolean = v => v >= lo && v <= hi
+    if (general) {
+      val b = generalEstimate(d, c, AllValues)
+      if (b <= 0) 0.0 else math.min(1.0, generalEstimate(d, c, p) / b)
+    } else median(fixedSamples(c).map(s => s.fraction(p)))
+  }
+
+  /** Estimated decayed q-quantile of the values (None when nothing has a decayed weight at `now`). */
+  def quantile(q: Double, d: Decay, now: java.lang.Long): Option[Double] = {
+    SketchException.require(!q.isNaN && q >= 0.0 && q <= 1.0, s"quantile q must be in [0, 1], got $q")
+    val c = checkNow(now)
+    if (isEmpty) return None
+    if (general) {
+      val b = generalEstimate(d, c, AllValues)
+      if (b <= 0) return None
+      val cands = candidateValues(c)
+      // smallest candidate whose estimated rank reaches q (ranks are monotone in the candidate)
+      var lo = 0; var hi = cands.length - 1
+      while (lo < hi) {
+        val mid = (lo + hi) >>> 1
+        val x = cands(mid)
+        if (generalEstimate(d, c, (v: Double) => v <= x) / b >= q) hi = mid else lo = mid + 1
+      }
+      Some(cands(lo))
+    } else {
+      val qs = fixedSamples(c).flatMap(_.quantile(q))
+      if (qs.isEmpty) None else Some(lowerMedian(qs))
+    }
+  }
+
+  /** Values whose estimated decayed share exceeds phi - epsilon / 2, with the share, largest first. */
+  def frequent(phi: Double, d: Decay, now: java.lang.Long): Seq[(Double, Double)] = {
+    SketchException.require(!phi.isNaN && phi > 0.0 && phi <= 1.0, s"phi must be in (0, 1], got $phi")
+    val c = checkNow(now)
+    if (isEmpty) return Nil
+    val threshold = phi - epsilon / 2
+    val shares: Seq[(Double, Double)] =
+      if (general) {
+        val b = generalEstimate(d, c, AllValues)
+        if (b <= 0) Nil
+        else shortlist(c, d, math.max(phi - epsilon, 1e-9)).map(x => x -> generalEstimate(d, c, (v: Double) => v == x) / b)
+      } else {
+        val ss = fixedSamples(c)
+        val vals = ss.flatMap(_.values).distinct
+        vals.map(x => x -> median(ss.map(_.fraction(v => v == x))))
+      }
+    shares.filter(_._2 > threshold).sortBy { case (v, s) => (-s, v) }
+  }
+
+  // ---- fixed decay: per copy, the level with t_i <= c and the decayed RangeSample weights
+
+  private def fixedSamples(c: Long): Seq[Samples] = {
+    val f = params.integral.get
+    (0 until params.copies).map { j =>
+      val a = params.coefficients(2 * j); val b = params.coefficients(2 * j + 1)
+      val lv = queryLevel(j, l => !l.discarded || l.tI <= c)
+      val l = levels(j)(lv)
+      val es = if (l == null) Array.empty[Entry] else l.entries
+      val vs = new Array[Double](es.length); val ws = new Array[Double](es.length)
+      val scale = 1.0 / Arith.levelProbability(lv) / params.resolution
+      var k = 0
+      while (k < es.length) {
+        val e = es(k)
+        vs(k) = e.v
+        if (e.t <= c) {
+          val len = f.f(e.w * params.resolution, satSub(c, e.t))
+          if (len > 0) ws(k) = Arith.rangeSample(a, b, params.wMax * e.id, len - 1, lv) * scale
+        }
+        k += 1
+      }
+      new Samples(vs, ws)
+    }
+  }
+
+  /** The lowest level that qualifies (a level never created never discarded anything). */
+  private def queryLevel(j: Int, ok: Level => Boolean): Int = {
+    var i = 0
+    while (i <= params.topLevel) {
+      val l = levels(j)(i)
+      if (l == null || ok(l)) return i
+      i += 1
+    }
+    throw new SketchException("every level of the decayed sketch discarded an element the query needs; " +
+      "the sketch cannot answer it (spec §7.10)")
+  }
+
+  // ---- general sketch: windows at query time, decomposable decays by the telescoping sum
+
+  /** Per copy and level: the entries with t <= c in ascending t, and suffix sums of RangeSample of
+    * those whose value satisfies `p`, scaled by 1/p_level.
+    */
+  private final class CopyView(j: Int, c: Long, p: Double => Boolean) {
+    private val ts = new Array[Array[Long]](params.topLevel + 1)
+    private val suffix = new Array[Array[Double]](params.topLevel + 1)
+    // prefix minimum of the levels' t_i (Long.MinValue stands for "nothing discarded")
+    private val prefMin = new Array[Long](params.topLevel + 1)
+    locally {
+      var m = Long.MaxValue
+      var i = 0
+      while (i <= params.topLevel) {
+        val l = levels(j)(i)
+        val ti = if (l == null || !l.discarded) Long.MinValue else l.tI
+        if (ti < m) m = ti
+        prefMin(i) = m
+        i += 1
+      }
+    }
+
+    private def build(i: Int): Unit = if (ts(i) == null) {
+      val l = levels(j)(i)
+      val es = if (l == null) Array.empty[Entry] else l.entries.filter(_.t <= c).sortBy(_.t)
+      ts(i) = es.map(_.t)
+      val s = new Array[Double](es.length + 1)
+      val scale = 1.0 / Arith.levelProbability(i)
+      var k = es.length - 1
+      while (k >= 0) { s(k) = s(k + 1) + (if (p(es(k).v)) es(k).rs * scale else 0.0); k -= 1 }
+      suffix(i) = s
+    }
+
+    /** V^(s): the estimated weight with s <= t <= c, from the lowest level with t_i < s. */
+    def window(s: Long): Double = {
+      // first level whose t_i < s: prefMin is non-increasing
+      var lo = 0; var hi = params.topLevel + 1
+      while (lo < hi) { val mid = (lo + hi) >>> 1; if (prefMin(mid) < s || prefMin(mid) == Long.MinValue) hi = mid else lo = mid + 1 }
+      if (lo > params.topLevel) throw new SketchException(
+        "every level of the decayed sketch discarded an element of the queried window; the sketch cannot answer it (spec §7.11)")
+      build(lo)
+      val t = ts(lo)
+      // first index with t >= s
+      var a = 0; var b = t.length
+      while (a < b) { val m = (a + b) >>> 1; if (t(m) < s) a = m + 1 else b = m }
+      suffix(lo)(a)
+    }
+  }
+
+  /** Probes of the telescoping sum: every stored timestamp <= c and every t_i + 1 <= c, ascending. */
+  private def probes(c: Long): Array[Long] = {
+    val b = Array.newBuilder[Long]
+    levels.foreach(_.foreach { l =>
+      if (l != null) {
+        l.entries.foreach(e => if (e.t <= c) b += e.t)
+        if (l.discarded && l.tI < c) b += l.tI + 1
+      }
+    })
+    val a = b.result()
+    java.util.Arrays.sort(a)
+    if (a.isEmpty) a else {
+      var n = 1
+      var k = 1
+      while (k < a.length) { if (a(k) != a(n - 1)) { a(n) = a(k); n += 1 }; k += 1 }
+      java.util.Arrays.copyOf(a, n)
+    }
+  }
+
+  /** The general sketch's estimate of sum over distinct elements with ts <= c and p(value) of
+    * w g(c - ts): a window W directly (median of the copies' V^(c - W + 1)), any other decay by the
+    * telescoping sum over probe timestamps T_1 < ... < T_K (spec §7.12, with the sign/index
+    * correction): sum_k [G(T_k) - G(T_{k-1})] median_j V^_j(T_k), G(t) = g(c - t), G(T_0) = 0.
+    */
+  private[decayed] def generalEstimate(d: Decay, c: Long, p: Double => Boolean): Double = {
+    val views = (0 until params.copies).map(j => new CopyView(j, c, p))
+    val vals = new Array[Double](params.copies)
+    def med(s: Long): Double = { var j = 0; while (j < vals.length) { vals(j) = views(j).window(s); j += 1 }; medianOf(vals) }
+    d match {
+      case w: Decay.Window =>
+        val wt = w.ticks(params.ticksPerUnit)
+        med(if (c < Long.MinValue + wt) Long.MinValue else c - wt + 1)
+      case _ =>
+        val ps = probes(c)
+        var total = 0.0
+        var prevG = 0.0
+        var k = 0
+        while (k < ps.length) {
+          val g = d.g(satSub(c, ps(k)), params.ticksPerUnit)
+          val dg = g - prevG
+          if (dg != 0.0) total += dg * med(ps(k))
+          prevG = g
+          k += 1
+        }
+        total
+    }
+  }
+
+  /** Distinct values of the stored entries with t <= c, ascending. */
+  private def candidateValues(c: Long): Array[Double] = {
+    val s = new java.util.TreeSet[java.lang.Double]()
+    levels.foreach(_.foreach(l => if (l != null) l.entries.foreach(e => if (e.t <= c) s.add(e.v))))
+    s.toArray(new Array[java.lang.Double](0)).map(_.doubleValue)
+  }
+
+  /** Frequent-item candidates of the general sketch: per copy, the values whose share exceeds
+    * `cut` in the single level that covers every probe (a uniform sample of all stored timestamps),
+    * weighted by RangeSample * g(age) / p_level.
+    */
+  private def shortlist(c: Long, d: Decay, cut: Double): Seq[Double] = {
+    val out = scala.collection.mutable.LinkedHashSet[Double]()
+    (0 until params.copies).foreach { j =>
+      val lv = queryLevel(j, l => !l.discarded)
+      val l = levels(j)(lv)
+      if (l != null) {
+        val acc = scala.collection.mutable.HashMap[Double, Double]()
+        var tot = 0.0
+        l.entries.foreach { e =>
+          if (e.t <= c) {
+            val x = e.rs * d.g(satSub(c, e.t), params.ticksPerUnit)
+            acc(e.v) = acc.getOrElse(e.v, 0.0) + x
+            tot += x
+          }
+        }
+        if (tot > 0) acc.foreach { case (v, x) => if (x / tot > cut) out += v }
+      }
+    }
+    out.toSeq
+  }
+}
+
+/** One copy's weighted sample at the query level: values and decayed weights (in weight units). */
+private[decayed] final class Samples(val values: Array[Double], val weights: Array[Double]) {
+  def total: Double = weights.sum
+  def fraction(p: Double => Boolean): Double = {
+    val t = total
+    if (t <= 0) 0.0 else { var s = 0.0; var k = 0; while (k < values.length) { if (p(values(k))) s += weights(k); k += 1 }; s / t }
+  }
+  /** The smallest value whose weighted rank (weight of values <= it over the total) reaches q. */
+  def quantile(q: Double): Option[Double] = {
+    val t = total
+    if (t <= 0) None
+    else {
+      val idx = values.indices.filter(weights(_) > 0).sortBy(values(_))
+      var acc = 0.0
+      var k = 0
+      var res = Option.empty[Double]
+      while (res.isEmpty && k < idx.length) {
+        val v = values(idx(k))
+        while (k < idx.length && values(idx(k)) == v) { acc += weights(idx(k)); k += 1 }
+        if (acc / t >= q || k == idx.length) res = Some(v)
+      }
+      res
+    }
+  }
+}
+
+object DecayedSketch {
+  final val MinEpsilon = 0.005
+  final val MinDelta = 1e-9
+  final val MinConstant = 0.05
+  final val MaxConstant = 10000.0
+  final val MaxTau = 1 << 20
+  final val MaxWeightLimit: Long = 1L << 40
+  final val MaxResolution: Long = 1L << 20
+  final val MaxScaledWeight: Long = 1L << 40
+  final val DefaultEpsilon = 0.1
+  final val DefaultDelta = 0.05
+  /** The constant C of tau = C / epsilon^2 when none is given (docs/DESIGN.md "Decayed sketch": measured). */
+  final val DefaultConstant = 4.0
+  final val DefaultMaxWeight = 1024L
+  /** Fixed-point resolution of the 'exp' and 'poly' decays' integral weights: W = weight * resolution. */
+  final val DefaultResolution = 1024L
+  final val DefaultSeed: Long = Hashing.DefaultSeed
+  private[decayed] final val CoefficientSalt = 0x0DECA7EDL
+
+  /** Copies b for failure probability delta: the odd number 2 ceil(ln(1/delta) / 2) + 1 (5 at delta 0.05). */
+  def copiesFor(delta: Double): Int = 2 * math.ceil(math.log(1.0 / delta) / 2).toInt + 1
+
+  def create(decay: Option[Decay], epsilon: Double = DefaultEpsilon, delta: Double = DefaultDelta,
+             constant: Double = DefaultConstant, maxWeight: Long = DefaultMaxWeight, resolution: java.lang.Long = null,
+             seed: Long = DefaultSeed, tsMicros: Boolean = false): DecayedSketch = {
+    val res: Long = if (resolution != null) resolution.longValue
+      else decay match { case Some(Decay.Exp(_)) | Some(Decay.Poly(_)) => DefaultResolution; case _ => 1L }
+    new DecayedSketch(DecayedParams(decay, epsilon, delta, constant, maxWeight, res, seed, tsMicros))
+  }
+
+  // ---- identities: a 64-bit hash of the id (fixed, seed-independent: the same id hashes alike everywhere)
+  def idOfLong(x: Long): Long = Hashing.mix64(x ^ 0x1D1D1D1DL)
+  def idOfDouble(x: Double): Long = idOfLong(java.lang.Double.doubleToLongBits(if (x == 0.0) 0.0 else x) ^ 0x7E57L)
+  def idOfString(s: String): Long = Hashing.xxh64(s.getBytes(StandardCharsets.UTF_8), 0, s.getBytes(StandardCharsets.UTF_8).length, 0x57L)
+  def idOfBytes(b: Array[Byte]): Long = Hashing.xxh64(b, 0, b.length, 0xB1L)
+  /** The default identity: the triple (weight, value, ts). */
+  def defaultId(weight: Long, value: Double, ts: Long): Long =
+    Hashing.mix64(Hashing.mix64(Hashing.mix64(weight) ^ java.lang.Double.doubleToLongBits(if (value == 0.0) 0.0 else value)) ^ ts)
+
+  private[decayed] final val AllValues: Double => Boolean = _ => true
+
+  def satAdd(a: Long, b: Long): Long = { val r = a + b; if (((a ^ r) & (b ^ r)) < 0) Long.MaxValue else r }
+  /** a - b for a >= b, saturating at Long.MaxValue. */
+  def satSub(a: Long, b: Long): Long = { val r = a - b; if (r < 0) Long.MaxValue else r }
+
+  def median(xs: Seq[Double]): Double = medianOf(xs.toArray)
+  /** The median of an odd number of values (the lower median otherwise). Sorts `xs` in place. */
+  def medianOf(xs: Array[Double]): Double = { java.util.Arrays.sort(xs); xs((xs.length - 1) / 2) }
+  private def lowerMedian(xs: Seq[Double]): Double = { val s = xs.sorted; s((s.length - 1) / 2) }
+
+  /** n-way merge (Algorithm 3): per copy and level, t_i = max, the union by id, then the overflow
+    * rule; equal to one sketch over the union of the inputs' streams (Lemmas 3.2, 3.3).
+    */
+  def merge(xs: Seq[DecayedSketch]): DecayedSketch = {
+    SketchException.require(xs.nonEmpty, "decayed merge needs at least one sketch")
+    val first = xs.head
+    xs.foreach { s =>
+      val d = first.diffs(s)
+      if (d.nonEmpty) throw new SketchException(s"cannot merge decayed sketches with different parameters: ${d.mkString(", ")}")
+    }
+    val out = new DecayedSketch(first.params)
+    var j = 0
+    while (j < first.params.copies) {
+      var i = 0
+      while (i <= first.params.topLevel) {
+        val ls = xs.map(_.levels(j)(i)).filter(_ != null)
+        if (ls.nonEmpty) {
+          val l = new Level(first.params.tau)
+          ls.foreach(x => if (x.discarded) l.raise(x.tI))
+          ls.foreach(_.entries.foreach(l.offer))
+          out.levels(j)(i) = l
+        }
+        i += 1
+      }
+      j += 1
+    }
+    val withRows = xs.filter(!_.isEmpty)
+    var c = 0L
+    xs.foreach { s => if (Long.MaxValue - c < s.count) throw new SketchException("total weight overflows 2^63 - 1"); c += s.count }
+    out.restoreState(0, if (withRows.isEmpty) Long.MaxValue else withRows.map(_.firstTs).min,
+      if (withRows.isEmpty) Long.MinValue else withRows.map(_.lastTs).max, c, withRows.nonEmpty)
+    out
+  }
+}

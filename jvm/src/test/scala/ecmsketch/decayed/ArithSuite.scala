@@ -1,0 +1,110 @@
+package ecmsketch.decayed
+
+import scala.util.Random
+
+import org.scalatest.funsuite.AnyFunSuite
+
+/** MinHit, the floor sum, RangeSample and the expiry search against brute force (spec §7.6-7.8, §9). */
+class ArithSuite extends AnyFunSuite {
+  def bruteMinHit(m: Long, a: Long, u: Long, n: Long, L: Long): Long = {
+    var j = 0L
+    while (j <= n) { if (java.lang.Math.floorMod(u + j * a, m) <= L) return j; j += 1 }
+    -1L
+  }
+
+  test("MinHit equals brute force on 100,000 random instances (moduli up to 10^6, n <= 3000)") {
+    val rnd = new Random(11)
+    var found = 0
+    (0 until 100000).foreach { _ =>
+      val m = 1L + rnd.nextInt(if (rnd.nextBoolean()) 1000 else 1000000)
+      val a = (rnd.nextLong() & Long.MaxValue) % m
+      val u = (rnd.nextLong() & Long.MaxValue) % m
+      val n = rnd.nextInt(3001).toLong
+      val L = (rnd.nextLong() & Long.MaxValue) % math.max(1L, m / (1L << rnd.nextInt(12)))
+      val want = bruteMinHit(m, a, u, n, L)
+      assert(Arith.minHit(m, a, u, n, L) == want, s"m=$m a=$a u=$u n=$n L=$L")
+      if (want > 0) found += 1
+    }
+    assert(found > 20000) // the instances exercise the recursion, not only line 1
+  }
+
+  test("MinHit with the sketch's prime p = 2^61 - 1 (124-bit products) equals brute force") {
+    val rnd = new Random(12)
+    (0 until 20000).foreach { _ =>
+      val a = 1 + (rnd.nextLong() & Long.MaxValue) % (Arith.P - 1)
+      val u = (rnd.nextLong() & Long.MaxValue) % Arith.P
+      val n = rnd.nextInt(5000).toLong
+      val L = Arith.levelBound(rnd.nextInt(14))
+      val want = {
+        var j = 0L; var r = -1L; var x = u
+        while (r < 0 && j <= n) { if (x <= L) r = j; x = ecmsketch.hash.Hashing.modP(x + a); j += 1 }
+        r
+      }
+      assert(Arith.minHit(Arith.P, a, u, n, L) == want, s"a=$a u=$u n=$n L=$L")
+    }
+  }
+
+  test("floorSum equals the direct sum (differences exact mod 2^64)") {
+    val rnd = new Random(13)
+    (0 until 20000).foreach { _ =>
+      val m = 1L + rnd.nextInt(100000)
+      val a = rnd.nextInt(300000).toLong; val b = rnd.nextInt(300000).toLong
+      val n = rnd.nextInt(500).toLong
+      val want = (0L until n).map(i => (a * i + b) / m).sum
+      assert(Arith.floorSum(n, m, a, b) == want)
+    }
+  }
+
+  test("RangeSample equals brute-force counting of selected integers (p = 2^61 - 1, levels 0..14)") {
+    val rnd = new Random(14)
+    (0 until 20000).foreach { _ =>
+      val a = 1 + (rnd.nextLong() & Long.MaxValue) % (Arith.P - 1)
+      val b = (rnd.nextLong() & Long.MaxValue) % Arith.P
+      val lo = (rnd.nextLong() & Long.MaxValue) % (Arith.P - 5000)
+      val n = rnd.nextInt(3000).toLong
+      val lv = rnd.nextInt(15)
+      val L = Arith.levelBound(lv)
+      val want = (0L to n).count(j => Arith.hash(a, b, lo + j) <= L).toLong
+      assert(Arith.rangeSample(a, b, lo, n, lv) == want, s"a=$a b=$b lo=$lo n=$n level=$lv")
+      // and the first selected offset (Delta_e^i) is MinHit's
+      val first = (0L to n).find(j => Arith.hash(a, b, lo + j) <= L).getOrElse(-1L)
+      assert(Arith.firstSelected(a, b, lo, n, lv) == first)
+    }
+  }
+
+  test("RangeSample of a range of 2^40 integers has the sampling rate of its level (Fact 3.1)") {
+    val rnd = new Random(15)
+    (0 until 50).foreach { _ =>
+      val a = 1 + (rnd.nextLong() & Long.MaxValue) % (Arith.P - 1)
+      val b = (rnd.nextLong() & Long.MaxValue) % Arith.P
+      val lv = 5 + rnd.nextInt(20)
+      val n = (1L << 40) - 1
+      val c = Arith.rangeSample(a, b, 12345L, n, lv)
+      val expect = (n + 1).toDouble * Arith.levelProbability(lv)
+      assert(math.abs(c - expect) <= 0.001 * expect + 2, s"level $lv: $c vs $expect")
+    }
+  }
+
+  test("the expiry search is min{x : f(W, x) <= Delta} (Lemma 3.5, Algorithm 4 returning r), against a linear scan") {
+    val rnd = new Random(16)
+    val decays = Seq(new IntegralDecay(Decay.Exp(3.5), 1), new IntegralDecay(Decay.Exp(0.7), 1),
+      new IntegralDecay(Decay.Poly(1.0), 1), new IntegralDecay(Decay.Poly(2.5), 1), new IntegralDecay(Decay.Window(17), 1),
+      new IntegralDecay(Decay.Exp(2e-5), 1000000L), new IntegralDecay(Decay.Window(0.5), 1000000L))
+    decays.foreach { f =>
+      (0 until 300).foreach { _ =>
+        val w = 1L + rnd.nextInt(5000)
+        val d = rnd.nextInt(w.toInt).toLong
+        var x = 0L
+        while (f.f(w, x) > d) x += 1
+        assert(f.minAge(w, d) == x, s"${f.decay} w=$w delta=$d")
+        // f is non-increasing
+        assert(f.f(w, x + 1) <= f.f(w, x))
+      }
+    }
+    // exponential closed form of the spec (base 2): floor(h log2(W / (Delta + 1))) + 1
+    val e = new IntegralDecay(Decay.Exp(4.0), 1)
+    assert(e.minAge(1000, 9) == math.floor(4.0 * math.log(1000.0 / 10) / math.log(2)).toLong + 1)
+    // the window: t + W whenever the range has a selected integer
+    assert(new IntegralDecay(Decay.Window(30), 1).minAge(7, 3) == 30)
+  }
+}

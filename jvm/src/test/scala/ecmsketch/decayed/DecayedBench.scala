@@ -1,0 +1,88 @@
+package ecmsketch.decayed
+
+/** Measurements of the decayed sketch (docs/DESIGN.md "Decayed sketch"; `make bench`):
+  *  - `constant`: failure rate (relative error > epsilon; selectivity: absolute error > epsilon)
+  *    against the constant C of tau = C / epsilon^2, over seeded streams (3000 distinct elements, 30 %
+  *    duplicates, 8 sites, shuffled), queried at the last timestamp;
+  *  - `speed`: elements/s of the fixed-decay and general sketches (interleaved runs, medians) and
+  *    sketch size at epsilon 0.05.
+  */
+object DecayedBench {
+  import DecayedKit._
+
+  def main(args: Array[String]): Unit = args.headOption.getOrElse("constant") match {
+    case "constant" => constant(args.lift(1).map(_.toInt).getOrElse(60), args.lift(2).map(_.toDouble).getOrElse(0.1),
+      args.lift(3).map(_.split(",").toSeq.map(_.toDouble)))
+    case "speed" => speed()
+    case other => sys.error(s"unknown mode $other")
+  }
+
+  def constant(seeds: Int, eps: Double, args0: Option[Seq[Double]]): Unit = {
+    val delta = 0.05
+    val cs = args0.getOrElse(Seq(1.0, 2.0, 4.0, 8.0, 16.0))
+    val fixed: Seq[Decay] = Seq(Decay.Window(300), Decay.Exp(150), Decay.Poly(1.0))
+    val general: Seq[Decay] = Seq(Decay.Window(100), Decay.Window(1000), Decay.Exp(60), Decay.Poly(1.5))
+    println(s"epsilon $eps, delta $delta (${DecayedSketch.copiesFor(delta)} copies), $seeds seeds: failure rate (worst error)")
+    cs.foreach { c =>
+      val fails = scala.collection.mutable.LinkedHashMap[String, (Int, Double)]()
+      def note(k: String, bad: Boolean, e: Double): Unit = {
+        val (f, w) = fails.getOrElse(k, (0, 0.0)); fails(k) = (f + (if (bad) 1 else 0), math.max(w, e))
+      }
+      (0 until seeds).foreach { k =>
+        val st = stream(50000 + k, 3000, 8, 2000)
+        val now = 1999L
+        fixed.foreach { d =>
+          val s = DecayedSketch.merge(st.sites.map(p => build(p, DecayedSketch.create(Some(d), eps, delta, c, maxWeight = 10, seed = k))))
+          val want = exactIntegral(st.distinct, s.params.integral.get, s.params.resolution, now)
+          val e = math.abs(s.sum(d, now) - want) / want
+          note(s"fixed sum $d", e > eps, e)
+          if (d.isInstanceOf[Decay.Exp]) {
+            val sel = exactIntegral(st.distinct, s.params.integral.get, s.params.resolution, now, v => v <= 10) / want
+            val es = math.abs(s.selectivity(Double.NegativeInfinity, 10, d, now) - sel)
+            note(s"fixed selectivity $d", es > eps, es)
+          }
+        }
+        val g = DecayedSketch.merge(st.sites.map(p => build(p, DecayedSketch.create(None, eps, delta, c, maxWeight = 10, seed = k))))
+        general.foreach { d =>
+          val want = exact(st.distinct, d, now)
+          val e = math.abs(g.sum(d, now) - want) / want
+          note(s"general sum $d", e > eps, e)
+        }
+        val d = Decay.Exp(60)
+        val sel = exact(st.distinct, d, now, 1L, v => v <= 10) / exact(st.distinct, d, now)
+        val es = math.abs(g.selectivity(Double.NegativeInfinity, 10, d, now) - sel)
+        note(s"general selectivity $d", es > eps, es)
+      }
+      fails.foreach { case (k, (f, w)) => println(f"C=$c%-5s $k%-36s ${f.toDouble / seeds}%.3f ($w%.3f)") }
+    }
+  }
+
+  def speed(): Unit = {
+    val n = sys.props.getOrElse("decayed.rows", "100000").toInt
+    val st = stream(7, n, 1, 10L * n, maxW = 1, dupFrac = 0.0)
+    val rows = st.rows.toArray
+    val cases: Seq[(String, () => DecayedSketch)] = Seq(
+      "fixed exp(half-life 1000), C=4" -> (() => DecayedSketch.create(Some(Decay.Exp(1000)), 0.05, 0.05, 4.0, maxWeight = 1)),
+      "fixed exp(half-life 1000), C=2" -> (() => DecayedSketch.create(Some(Decay.Exp(1000)), 0.05, 0.05, 2.0, maxWeight = 1)),
+      "fixed window(10000), C=4" -> (() => DecayedSketch.create(Some(Decay.Window(10000)), 0.05, 0.05, 4.0, maxWeight = 1)),
+      "general, C=4" -> (() => DecayedSketch.create(None, 0.05, 0.05, 4.0, maxWeight = 1)),
+      "fixed exp(half-life 1000), C=60" -> (() => DecayedSketch.create(Some(Decay.Exp(1000)), 0.05, 0.05, 60.0, maxWeight = 1)))
+    val times = cases.map(_ => scala.collection.mutable.ArrayBuffer[Double]())
+    var sizes = Map[String, Int]()
+    (0 until 3).foreach { rep =>
+      cases.indices.foreach { i =>
+        val s = cases(i)._2()
+        val t0 = System.nanoTime()
+        var k = 0
+        while (k < rows.length) { val e = rows(k); s.add(idHash(e), e.w, e.v, e.t); k += 1 }
+        times(i) += rows.length / ((System.nanoTime() - t0) / 1e9)
+        sizes += cases(i)._1 -> ecmsketch.core.Codec.encode(DecayedKind, s).length
+        println(f"rep $rep ${cases(i)._1}%-34s ${times(i).last}%.0f elements/s, ${sizes(cases(i)._1)} bytes, ${s.storedEntries} entries")
+      }
+    }
+    cases.indices.foreach { i =>
+      val m = times(i).sorted.apply(times(i).size / 2)
+      println(f"${cases(i)._1}%-34s median ${m}%.0f elements/s (5 copies, epsilon 0.05, ${rows.length} rows), ${sizes(cases(i)._1)} bytes")
+    }
+  }
+}

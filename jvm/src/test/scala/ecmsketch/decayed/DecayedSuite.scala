@@ -1,0 +1,194 @@
+package ecmsketch.decayed
+
+import scala.util.Random
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import ecmsketch.core.{Codec, SketchException}
+
+/** The decayed sketch against brute force over the distinct elements of streams with 30 %
+  * duplicates over 2..64 sites, shuffled and late; failure rates over many seeds against delta;
+  * merges equal to one sketch over the union (same bytes); the query-time decay rules.
+  */
+class DecayedSuite extends AnyFunSuite {
+  import DecayedKit._
+
+  val eps = 0.1
+  val delta = 0.05
+  val fixed: Seq[Decay] = Seq(Decay.Window(300), Decay.Exp(150), Decay.Poly(1.0))
+
+  def mk(d: Option[Decay], seed: Long): DecayedSketch = DecayedSketch.create(d, eps, delta, seed = seed, maxWeight = 10)
+
+  def merged(st: Stream, d: Option[Decay], seed: Long): DecayedSketch =
+    DecayedSketch.merge(st.sites.map(s => build(s, mk(d, seed))))
+
+  def relErr(est: Double, exact: Double): Double = math.abs(est - exact) / exact
+
+  test("fixed decays: sums of the merged per-site sketches are within epsilon of the exact integral decayed sum, failure rate <= delta") {
+    val seeds = 40
+    fixed.foreach { d =>
+      var failures = 0
+      var worst = 0.0
+      (0 until seeds).foreach { k =>
+        val st = stream(1000 + k, 3000, 2 + (k * 7) % 63, 2000)
+        val s = merged(st, Some(d), k)
+        val c = 1999L
+        val want = exactIntegral(st.distinct, s.params.integral.get, s.params.resolution, c)
+        val e = relErr(s.sum(d, c), want)
+        worst = math.max(worst, e)
+        if (e > eps) failures += 1
+        // the integral decay is within the resolution's truncation of the real-valued decay
+        val real = exact(st.distinct, d, c)
+        assert(math.abs(real - want) <= st.distinct.size.toDouble / s.params.resolution + 1e-9 * real)
+      }
+      info(s"$d: $failures failures in $seeds seeds, worst relative error $worst")
+      assert(failures.toDouble / seeds <= delta, s"$d: $failures failures")
+    }
+  }
+
+  test("general sketch: window and decomposable decays chosen at query time, failure rate <= delta") {
+    val seeds = 30
+    val qs: Seq[Decay] = Seq(Decay.Window(100), Decay.Window(1500), Decay.Exp(60), Decay.Exp(400), Decay.Poly(0.5), Decay.Poly(1.5))
+    val fails = Array.fill(qs.size)(0)
+    val worst = Array.fill(qs.size)(0.0)
+    (0 until seeds).foreach { k =>
+      val st = stream(2000 + k, 3000, 2 + (k * 11) % 63, 2000)
+      val s = merged(st, None, k)
+      qs.indices.foreach { q =>
+        val c = 1999L
+        val want = exact(st.distinct, qs(q), c)
+        val e = relErr(s.sum(qs(q), c), want)
+        worst(q) = math.max(worst(q), e)
+        if (e > eps) fails(q) += 1
+      }
+    }
+    qs.indices.foreach { q =>
+      info(s"${qs(q)}: ${fails(q)} failures in $seeds seeds, worst ${worst(q)}")
+      assert(fails(q).toDouble / seeds <= delta, s"${qs(q)}: ${fails(q)} failures")
+    }
+  }
+
+  test("duplicates count once: the same ids at one site or many give the bytes of the distinct stream") {
+    val st = stream(7, 1500, 8, 1000)
+    Seq(Some(Decay.Exp(50.0)), None).foreach { d =>
+      val once = build(st.distinct, mk(d, 3))
+      val dup = build(st.rows ++ st.rows.reverse, mk(d, 3))
+      val sites = merged(st, d, 3)
+      val b = Codec.encode(DecayedKind, once)
+      // the header's total weight counts every row; the levels are identical
+      val (_, bodyOnce) = b.splitAt(60)
+      assert(java.util.Arrays.equals(Codec.encode(DecayedKind, dup).drop(60), bodyOnce))
+      assert(java.util.Arrays.equals(Codec.encode(DecayedKind, sites).drop(60), bodyOnce))
+      assert(dup.count == 2 * st.rows.map(_.w).sum)
+    }
+  }
+
+  test("merge equals one sketch over the union (Lemmas 3.2, 3.3): same bytes, in any order, overlapping streams") {
+    val rnd = new Random(5)
+    Seq(Some(Decay.Window(200.0)), Some(Decay.Poly(2.0)), None).foreach { d =>
+      val st = stream(9, 2500, 16, 1500)
+      val parts = st.sites
+      val one = build(rnd.shuffle(st.rows), mk(d, 1))
+      val m1 = DecayedSketch.merge(parts.map(p => build(p, mk(d, 1))))
+      // overlapping inputs: every site also sees a random half of another's rows
+      val m2 = DecayedSketch.merge(parts.indices.map(i => build(parts(i) ++ parts((i + 1) % parts.size).filter(_ => rnd.nextBoolean()), mk(d, 1))))
+      val tree = DecayedSketch.merge(Seq(DecayedSketch.merge(parts.take(5).map(p => build(p, mk(d, 1)))),
+        DecayedSketch.merge(parts.drop(5).map(p => build(p, mk(d, 1)))), mk(d, 1)))
+      val b = Codec.encode(DecayedKind, one)
+      assert(java.util.Arrays.equals(Codec.encode(DecayedKind, m1), b))
+      assert(java.util.Arrays.equals(Codec.encode(DecayedKind, tree), b))
+      assert(java.util.Arrays.equals(Codec.encode(DecayedKind, m2).drop(60), b.drop(60)))
+      val r = Codec.decodeAs(DecayedKind, b)
+      assert(java.util.Arrays.equals(Codec.encode(DecayedKind, r), b))
+    }
+  }
+
+  test("the same id with another value or timestamp counts once (the version first held)") {
+    val s = DecayedSketch.create(Some(Decay.Window(100)), 0.1, 0.05)
+    s.add(DecayedSketch.idOfString("a"), 5, 1.0, 10)
+    s.add(DecayedSketch.idOfString("a"), 7, 2.0, 20)
+    s.add(DecayedSketch.idOfString("b"), 3, 1.0, 20)
+    assert(s.sum(Decay.Window(100), 20L) == 8.0) // levels 0 hold everything: exact
+    val g = DecayedSketch.create(None, 0.1, 0.05)
+    g.add(DecayedSketch.idOfLong(1), 5, 1.0, 10); g.add(DecayedSketch.idOfLong(1), 5, 1.0, 10)
+    assert(g.sum(Decay.Window(100), 20L) == 5.0)
+  }
+
+  test("selectivity, quantiles and frequent items within epsilon of the exact decayed answers, failure rate <= delta") {
+    val seeds = 20
+    var fails = 0; var checks = 0
+    (0 until seeds).foreach { k =>
+      val st = stream(3000 + k, 3000, 2 + k * 3, 2000)
+      Seq(Some(Decay.Exp(200.0)), None).foreach { dd =>
+        val d = dd.getOrElse(Decay.Poly(1.0))
+        val s = merged(st, dd, k)
+        val c = 1999L
+        val f: (Double => Boolean) => Double = dd match {
+          case Some(_) => p => exactIntegral(st.distinct, s.params.integral.get, s.params.resolution, c, p)
+          case None => p => exact(st.distinct, d, c, 1L, p)
+        }
+        val tot = f(_ => true)
+        def sel(lo: Double, hi: Double) = f(v => v >= lo && v <= hi) / tot
+        Seq((1.0, 1.0), (2.0, 20.0), (10.0, 50.0)).foreach { case (lo, hi) =>
+          checks += 1
+          if (math.abs(s.selectivity(lo, hi, d, c) - sel(lo, hi)) > eps) fails += 1
+        }
+        Seq(0.25, 0.5, 0.9).foreach { q =>
+          checks += 1
+          val x = s.quantile(q, d, c).get
+          // an epsilon-approximate quantile: rank(x) >= q - eps and rank(x - 1) < q + eps
+          if (!(sel(Double.NegativeInfinity, x) >= q - eps && sel(Double.NegativeInfinity, x - 1e-9) < q + eps)) fails += 1
+        }
+        checks += 1
+        val fr = s.frequent(0.15, d, c)
+        val share = (x: Double) => sel(x, x)
+        // value 1 holds about 20 % of the weight: reported; nothing below phi - eps reported
+        if (!fr.exists(_._1 == 1.0) || fr.exists(x => share(x._1) < 0.15 - eps)) fails += 1
+      }
+    }
+    info(s"$fails failures in $checks checks")
+    assert(fails.toDouble / checks <= delta)
+  }
+
+  test("query decay rules: a fixed sketch takes its own decay or none; the general sketch needs one") {
+    val s = DecayedSketch.create(Some(Decay.Exp(10)), 0.1, 0.05)
+    s.add(1L, 1, 1.0, 0)
+    assert(s.queryDecay(null, null) == Decay.Exp(10))
+    assert(s.queryDecay("EXP", 10.0) == Decay.Exp(10))
+    assert(intercept[SketchException](s.queryDecay("exp", 11.0)).getMessage.contains("was built with decay => 'exp', decay_param => 10.0"))
+    assert(intercept[SketchException](s.queryDecay("window", 10.0)).getMessage.contains("was built with"))
+    val g = DecayedSketch.create(None, 0.1, 0.05)
+    assert(intercept[SketchException](g.queryDecay(null, null)).getMessage.contains("built without a decay"))
+    assert(intercept[SketchException](g.queryDecay("exp", null)).getMessage.contains("needs a decay_param"))
+    assert(intercept[SketchException](g.queryDecay("linear", 1.0)).getMessage.contains("decay must be 'window', 'exp' or 'poly'"))
+    assert(intercept[SketchException](g.queryDecay("exp", -1.0)).getMessage.contains("positive half-life"))
+    assert(intercept[SketchException](g.add(1L, 11 * 1024, 1.0, 0)).getMessage.contains("max_weight"))
+    assert(intercept[SketchException](g.add(1L, -1, 1.0, 0)).getMessage.contains("weight -1"))
+    assert(intercept[SketchException](DecayedSketch.merge(Seq(s, g))).getMessage.contains("different parameters: decay"))
+    assert(g.sum(Decay.Exp(5), null) == 0.0 && g.quantile(0.5, Decay.Exp(5), null).isEmpty)
+  }
+
+  test("hostile bytes: truncations, flipped bytes and tampered fields fail with a SketchException") {
+    val st = stream(21, 400, 4, 500)
+    Seq(Some(Decay.Exp(30.0)), Some(Decay.Window(50)), None).foreach { d =>
+      val b = Codec.encode(DecayedKind, merged(st, d, 2))
+      // every cut in the header and the first entries, then 300 more spread over the body
+      ((0 until math.min(b.length, 400)) ++ (0 until 300).map(k => 400 + (k.toLong * math.max(0, b.length - 400) / 300).toInt)).distinct.foreach { n =>
+        val e = intercept[SketchException](Codec.decode(b.take(n)))
+        assert(e.getMessage.startsWith("corrupt sketch") || e.getMessage.startsWith("not an ecmsketch"), e.getMessage)
+      }
+      val rnd = new Random(3)
+      var refused = 0
+      (0 until 1000).foreach { _ =>
+        val x = b.clone()
+        val k = rnd.nextInt(x.length)
+        x(k) = (x(k) ^ (1 << rnd.nextInt(8))).toByte
+        try { Codec.decode(x); () } catch { case _: SketchException => refused += 1 }
+      }
+      assert(refused > 300) // flips in ids, weights, levels and keys are caught; values and some timestamps change validly
+      // the header's cell kind must be 0 and the cell epsilon the epsilon
+      val y = b.clone(); y(6) = 1
+      assert(intercept[SketchException](Codec.decode(y)).getMessage.contains("cannot hold cells"))
+    }
+  }
+}
