@@ -472,4 +472,262 @@ class DyadicSketch(_Sketch):
                 f"epsilon={i['epsilon']}, merge_depth={i['merge_depth']}, total_weight={i['total_weight']})")
 
 
-           "AsyncSum", "AsyncQuantile", "DecayedSketch"]
+# --------------------------------------------------------------------------- async sketches
+
+
+class _Async(_Sketch):
+    """Shared code of the async sketches (docs/DESIGN.md, "Asynchronous streams"): rows in any
+    timestamp order, lossless merges, answers within (epsilon, delta)."""
+
+    _measures: tuple = ()
+
+    def __init__(self, jobj: Any):
+        self._j = jobj
+        m = str(jobj.measureName())
+        if m not in self._measures:
+            raise SketchError(f"expected an async {' or '.join(self._measures)} sketch, got an async {m} sketch")
+
+    @classmethod
+    def _create(cls, measure: str, epsilon: float, delta: float, window: Optional[RangeLike], timestamps: str,
+                seed: int, ids: bool, tradeoff: Optional[int]) -> Any:
+        micros = micros_and_type(timestamps, "time")
+        w = window_ticks(window, micros)
+        t = -1 if tradeoff is None else as_int(tradeoff, "tradeoff")
+        return cls(call(_jvm.api().asyncCreate, measure, micros, w, float(epsilon), float(delta), int(seed),
+                        bool(ids), t))
+
+    @classmethod
+    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> Any:
+        """Decodes (and validates) a serialized async sketch, e.g. a value of an ``async_*_agg`` column."""
+        return cls(decode("async", data))
+
+    @classmethod
+    def merge(cls, sketches: Iterable[Any]) -> Any:
+        """Lossless union of sketches (or their bytes): the bytes of one sketch over all their elements."""
+        return _merge_all(cls, "async", sketches, cls.__name__)
+
+    @property
+    def with_ids(self) -> bool:
+        return bool(self._j.withIds())
+
+    def _rn(self, range: Optional[RangeLike], now: Optional[TimeLike]):
+        return jlong(range_ticks(range, self._micros)), jlong(time_ticks(now, self._micros))
+
+    def _ticks(self, timestamps: Any) -> np.ndarray:
+        ts = np.asarray(timestamps)
+        if ts.dtype.kind == "M":
+            return ts.astype("datetime64[us]").astype(np.int64)
+        if ts.dtype == object and len(ts) and isinstance(ts.flat[0], _dt.datetime):
+            return np.array([time_ticks(t, self._micros, "ts") for t in ts], dtype=np.int64)
+        return int_array(ts, "timestamps")
+
+    def _ids(self, ids: Any, n: int) -> Any:
+        if (ids is None) == self.with_ids:
+            raise SketchError("this async sketch identifies elements by (id, value, ts): give ids" if self.with_ids
+                              else "this async sketch takes no ids (create it with ids=True)")
+        if ids is None:
+            return None
+        ks = jvm_keys(ids, "ids")
+        if len(ks) != n:
+            raise SketchError(f"ids and timestamps differ in length: {len(ks)} vs {n}")
+        return call(getattr(_jvm.api(), "idPrints" + ks.kind), ks.jvm())
+
+
+class AsyncSum(_Async):
+    """The Xu-Tirthapura-Busch sum (or count) sketch: positive integer weights added in any timestamp
+    order; ``sum`` over any range within the window is within ``epsilon`` relative error with
+    probability >= 1 - ``delta``. Elements are identified by (value, ts), or (id, value, ts) with
+    ``ids=True``; an identity added twice (here or at another site) counts once."""
+
+    _measures = ("sum", "count")
+
+    @classmethod
+    def create(cls, epsilon: float = 0.1, delta: float = 0.05, window: Optional[RangeLike] = None, *,
+               timestamps: str = "ticks", seed: int = DEFAULT_SEED, ids: bool = False,
+               tradeoff: Optional[int] = None, count: bool = False) -> "AsyncSum":
+        """A new empty sketch, as ``async_sum_agg`` (``count=True``: as ``async_count_agg``) builds it."""
+        return cls._create("count" if count else "sum", epsilon, delta, window, timestamps, seed, ids, tradeoff)
+
+    def add(self, value: int, ts: TimeLike, id: Optional[Key] = None) -> None:
+        """Adds weight ``value`` (a positive int; 1 for a count sketch) at ``ts``, in any order."""
+        if ts is None:
+            raise SketchError("ts must not be None")
+        self.add_many([as_int(value, "value")], [ts], None if id is None else [id])
+
+    def add_many(self, values: Any, timestamps: Any, ids: Any = None) -> None:
+        """Adds a batch (numpy arrays or sequences) in any timestamp order."""
+        ts = self._ticks(timestamps)
+        vs = int_array(values, "values")
+        if len(vs) != len(ts):
+            raise SketchError(f"values and timestamps differ in length: {len(vs)} vs {len(ts)}")
+        call(_jvm.api().asyncAddWeights, self._j, longs(vs), longs(ts), self._ids(ids, len(ts)))
+
+    def sum(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
+        """Estimated sum (count) of the distinct elements in ``(now - range, now]``."""
+        return float(call(_jvm.api().asyncSum, self._j, *self._rn(range, now)))
+
+    def __repr__(self) -> str:
+        i = self.info()
+        return (f"AsyncSum(measure={i['measure']}, window={i['window']}, epsilon={i['epsilon']}, delta={i['delta']}, "
+                f"retained={i['retained']}, total_weight={i['total_weight']})")
+
+
+class AsyncQuantile(_Async):
+    """The Xu-Tirthapura-Busch median sketch for any quantile: float values added in any timestamp
+    order; ``quantile(q)`` over any range has rank within ``epsilon`` times the range's count of
+    ``q`` times it, with probability >= 1 - ``delta``."""
+
+    _measures = ("quantile",)
+
+    @classmethod
+    def create(cls, epsilon: float = 0.1, delta: float = 0.05, window: Optional[RangeLike] = None, *,
+               timestamps: str = "ticks", seed: int = DEFAULT_SEED, ids: bool = False) -> "AsyncQuantile":
+        """A new empty sketch, as ``async_quantile_agg`` builds it (epsilon < 0.5)."""
+        return cls._create("quantile", epsilon, delta, window, timestamps, seed, ids, 0)
+
+    def add(self, value: float, ts: TimeLike, id: Optional[Key] = None) -> None:
+        """Adds ``value`` at ``ts``, in any order."""
+        if ts is None:
+            raise SketchError("ts must not be None")
+        self.add_many([value], [ts], None if id is None else [id])
+
+    def add_many(self, values: Any, timestamps: Any, ids: Any = None) -> None:
+        """Adds a batch (numpy arrays or sequences) in any timestamp order."""
+        import jpype
+        ts = self._ticks(timestamps)
+        try:
+            xs = np.ascontiguousarray(np.asarray(values, dtype=np.float64))
+        except (TypeError, ValueError):
+            raise SketchError("values must be numbers") from None
+        if xs.ndim != 1 or len(xs) != len(ts):
+            raise SketchError(f"values and timestamps differ in length: {xs.size} vs {len(ts)}")
+        call(_jvm.api().asyncAddValues, self._j, jpype.JArray(jpype.JDouble)(xs), longs(ts), self._ids(ids, len(ts)))
+
+    def quantile(self, q: Union[float, Iterable[float]], range: Optional[RangeLike] = None,
+                 now: Optional[TimeLike] = None) -> Any:
+        """The q-quantile (None for an empty range); a list of q gives a list, from one sample read."""
+        import jpype
+        single = isinstance(q, (int, float, np.floating, np.integer))
+        qs = [float(q)] if single else [float(x) for x in q]
+        out = call(_jvm.api().asyncQuantiles, self._j, jpype.JArray(jpype.JDouble)(qs), *self._rn(range, now))
+        res = [None if v is None else float(v) for v in out]
+        return res[0] if single else res
+
+    def __repr__(self) -> str:
+        i = self.info()
+        return (f"AsyncQuantile(window={i['window']}, epsilon={i['epsilon']}, delta={i['delta']}, "
+                f"retained={i['retained']}, total_weight={i['total_weight']})")
+
+
+# ------------------------------------------------------------------------------ decayed sketches
+
+
+class DecayedSketch(_Sketch):
+    """A duplicate-insensitive, mergeable, time-decayed sketch (Cormode-Tirthapura-Xu; docs/DESIGN.md,
+    "Decayed sketch"), the bytes of ``decayed_agg``. Rows may come in any order; each distinct id
+    counts once however often, and at however many sites, it is seen. Built without ``decay`` (the
+    general sketch), it takes the decay at query time: ``'window'`` (param W: ages < W count fully),
+    ``'exp'`` (param = half-life), ``'poly'`` (param = alpha). Built with one, queries use that decay
+    (the decay arguments may be omitted)."""
+
+    def __init__(self, jobj: Any):
+        self._j = jobj
+
+    @classmethod
+    def create(cls, epsilon: float = 0.1, delta: float = 0.05, *, decay: Optional[str] = None,
+               decay_param: Optional[float] = None, constant: float = 4.0, max_weight: int = 1024,
+               resolution: Optional[int] = None, seed: int = DEFAULT_SEED, timestamps: str = "ticks") -> "DecayedSketch":
+        """A new empty sketch with ``decayed_agg``'s parameters (the same arguments give mergeable sketches)."""
+        micros = micros_and_type(timestamps, "time")
+        if decay is not None and not isinstance(decay, str):
+            raise SketchError(f"decay must be 'window', 'exp' or 'poly', got {decay!r}")
+        if (decay is None) != (decay_param is None):
+            raise SketchError("decay and decay_param go together" if decay is None else f"decay '{decay}' needs a decay_param")
+        res = 0 if resolution is None else as_int(resolution, "resolution")
+        if resolution is not None and res <= 0:
+            raise SketchError(f"resolution must be a positive integer, got {resolution!r}")
+        j = call(_jvm.api().decayedCreate, decay, float(0.0 if decay_param is None else decay_param), float(epsilon),
+                 float(delta), float(constant), as_int(max_weight, "max_weight"), res, int(seed), micros)
+        return cls(j)
+
+    @classmethod
+    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "DecayedSketch":
+        """Decodes (and validates) a serialized decayed sketch, e.g. a value of a ``decayed_agg`` column."""
+        return cls(decode("decayed", data))
+
+    def _ids(self, ids: Any, ws: np.ndarray, vs: np.ndarray, ts: np.ndarray) -> Any:
+        api = _jvm.api()
+        import jpype
+        if ids is None:
+            return call(api.decayedIdsDefault, longs(ws), jpype.JArray(jpype.JDouble)(vs), longs(ts))
+        arr = np.asarray(ids) if not isinstance(ids, np.ndarray) else ids
+        if arr.dtype.kind == "f":
+            return call(api.decayedIdsDouble, jpype.JArray(jpype.JDouble)(np.ascontiguousarray(arr, dtype=np.float64)))
+        ks = jvm_keys(ids, "ids")
+        if len(ks.values) != len(ws):
+            raise SketchError(f"ids and weights differ in length: {len(ks.values)} vs {len(ws)}")
+        order = np.arange(len(ws))
+        if ks.kind == "Longs":
+            return call(api.decayedIdsLong, ks.jvm(order))
+        if ks.kind == "Strings":
+            return call(api.decayedIdsString, ks.jvm(order))
+        return call(api.decayedIdsBytes, ks.jvm(order))
+
+    def add(self, weight: int, ts: TimeLike, *, value: Optional[float] = None, id: Any = None) -> None:
+        """Adds one observation: integer ``weight`` (1 for counts) at ``ts``; ``value`` (default the
+        weight) is what quantiles, frequent items and selectivity rank; ``id`` (int, float, str or bytes)
+        defaults to the triple (weight, value, ts)."""
+        if ts is None:
+            raise SketchError("ts must not be None")
+        self.add_many([weight], [ts], values=None if value is None else [value], ids=None if id is None else [id])
+
+    def add_many(self, weights: Any, timestamps: Any, *, values: Any = None, ids: Any = None) -> None:
+        """Adds a batch in any order (numpy arrays or sequences of equal length)."""
+        n = len(timestamps)
+        for name, x in (("weights", weights), ("values", values), ("ids", ids)):
+            if x is not None and len(x) != n:
+                raise SketchError(f"{name} and timestamps differ in length: {len(x)} vs {n}")
+        perm, ts, ws = sorted_batch(timestamps, weights, None)
+        vs = ws.astype(np.float64) if values is None else np.asarray(values, dtype=np.float64)[perm]
+        if np.isnan(vs).any():
+            raise SketchError("value must not be NaN")
+        idl = None if ids is None else (ids[perm] if isinstance(ids, np.ndarray) else [ids[int(i)] for i in perm])
+        idh = self._ids(idl, ws, vs, ts)
+        import jpype
+        call(_jvm.api().decayedAdd, self._j, idh, longs(ws), jpype.JArray(jpype.JDouble)(np.ascontiguousarray(vs)),
+             longs(ts))
+
+    def _q(self, decay: Optional[str], param: Optional[float], now: Optional[TimeLike]):
+        import jpype
+        p = None if param is None else jpype.JObject(float(param), jpype.JClass("java.lang.Double"))
+        return decay, p, jlong(time_ticks(now, self._micros))
+
+    def sum(self, decay: Optional[str] = None, param: Optional[float] = None, now: Optional[TimeLike] = None) -> float:
+        """Estimated decayed sum over the distinct elements with ts <= now (default: the last timestamp)."""
+        return float(call(_jvm.api().decayedSum, self._j, *self._q(decay, param, now)))
+
+    def selectivity(self, lo: float, hi: float, decay: Optional[str] = None, param: Optional[float] = None,
+                    now: Optional[TimeLike] = None) -> float:
+        """Estimated decayed fraction of the weight whose value lies in [lo, hi]."""
+        return float(call(_jvm.api().decayedSelectivity, self._j, float(lo), float(hi), *self._q(decay, param, now)))
+
+    def quantile(self, q: float, decay: Optional[str] = None, param: Optional[float] = None,
+                 now: Optional[TimeLike] = None) -> Optional[float]:
+        """The decayed q-quantile of the values (None when nothing has weight)."""
+        v = call(_jvm.api().decayedQuantile, self._j, float(q), *self._q(decay, param, now))
+        return None if v is None else float(v)
+
+    def frequent(self, phi: float, decay: Optional[str] = None, param: Optional[float] = None,
+                 now: Optional[TimeLike] = None) -> List[Dict[str, float]]:
+        """Values whose estimated decayed share exceeds phi - epsilon/2, as dicts (value, share), largest first."""
+        a = list(call(_jvm.api().decayedFrequent, self._j, float(phi), *self._q(decay, param, now)))
+        return [{"value": float(a[i]), "share": float(a[i + 1])} for i in range(0, len(a), 2)]
+
+    @staticmethod
+    def merge(sketches: Iterable[Union["DecayedSketch", bytes, bytearray]]) -> "DecayedSketch":
+        """Lossless n-way merge (equal parameters and seed); an id several inputs saw counts once."""
+        return _merge_all(DecayedSketch, "decayed", sketches, "sketch")
+
+    def __repr__(self) -> str:
+        i = self.info()
+        return f"DecayedSketch(epsilon={i['epsilon']}, delta={i['delta']}, total_weight={i['total_weight']})"
