@@ -242,6 +242,21 @@ def decayed_queries(spark, E):
                     E.decayed_selectivity("x", 1, 1, "exp", 600).alias("sel")))
 
 
+def async_queries(spark, E):
+    """Async sketches: sum, count and quantile sketches of rows in any order, a merge of per-site sum
+    sketches, and every async query."""
+    df = base(spark).orderBy(SF.rand(7))
+    sites = df.groupBy("site").agg(E.async_sum_agg(SF.col("v") + 1, "ts", 3000).alias("s"))
+    return (df.agg(E.async_sum_agg(SF.col("v") + 1, "ts", 3000).alias("s"),
+                   E.async_count_agg("ts", 3000, 0.1, 0.05, id="k").alias("c"),
+                   E.async_quantile_agg("ik", "ts", 3000, seed=5).alias("q"))
+            .crossJoin(sites.agg(E.async_merge("s").alias("m")))
+            .select("s", "c", "q", "m",
+                    E.async_sum("s").alias("sum_s"), E.async_sum("m", 1000).alias("sum_m"),
+                    E.async_sum("c", 500, N + 10).alias("count"),
+                    E.async_quantile("q", 0.5).alias("q50"), E.async_quantile("q", [0.1, 0.9], 1000).alias("qs")))
+
+
 VALUE_CASES: List[Tuple[str, Callable]] = [
     ("ecm_queries", ecm_queries),
     ("ecm_point_many_keys", ecm_point_many_keys),
@@ -253,6 +268,7 @@ VALUE_CASES: List[Tuple[str, Callable]] = [
     ("sql_named_arguments", sql_named_arguments),
     ("dyadic_queries", dyadic_queries),
     ("decayed_queries", decayed_queries),
+    ("async_queries", async_queries),
 ]
 NULLS_EXPECTED = {"null_sketch_queries"}
 
@@ -339,7 +355,7 @@ ERROR_CASES: List[Tuple[str, str, Callable, List[str]]] = [
     ("distinct_count_on_dwave", "distinct_count", lambda spark, E: _sk(spark, E).select(E.distinct_count("w")),
      ["distinct_count: expected a distinct-count sketch", "got a deterministic wave"]),
     ("dyadic_agg_universe", "dyadic_agg",
-     lambda spark, E: base(spark).agg(E.dyadic_agg(SF.col("ik") * 1000, "ts", 1000, universe_bits=8)),
+     lambda spark, E: base(spark).where("ts < 3000").agg(E.dyadic_agg(SF.col("ik") * 1000, "ts", 1000, universe_bits=8)),
      ["outside the dyadic sketch's universe", "universe_bits => 8"]),
     ("dyadic_merge_bits", "dyadic_merge",
      lambda spark, E: _union_merge(spark, E, lambda E, i: E.dyadic_agg("ik", "ts", 1000, universe_bits=8 + i),
@@ -377,6 +393,22 @@ ERROR_CASES: List[Tuple[str, str, Callable, List[str]]] = [
     ("decayed_selectivity_on_ecm", "decayed_selectivity",
      lambda spark, E: _sk(spark, E).select(E.decayed_selectivity("s", 1, 2, "exp", 10)),
      ["decayed_selectivity: expected a decayed sketch"]),
+    ("async_sum_agg_value_type", "async_sum_agg",
+     lambda spark, E: base(spark).agg(E.async_sum_agg(SF.lit(1.5), "ts")), ["async_sum_agg: value must be a positive integer"]),
+    ("async_count_agg_count_window", "async_count_agg",
+     lambda spark, E: base(spark).agg(E.async_count_agg("ts", 100, window_type="count")),
+     ["async_count_agg(", "window_type => 'time' only"]),
+    ("async_quantile_agg_value_type", "async_quantile_agg",
+     lambda spark, E: base(spark).agg(E.async_quantile_agg("k", "ts")), ["async_quantile_agg: value must be a number"]),
+    ("async_merge_epsilon", "async_merge",
+     lambda spark, E: _union_merge(spark, E, lambda E, i: E.async_count_agg("ts", 1000, 0.1 * i), lambda E: E.async_merge),
+     ["cannot merge async sketches with different parameters", "epsilon"]),
+    ("async_sum_on_quantile", "async_sum",
+     lambda spark, E: base(spark).agg(E.async_quantile_agg("ik", "ts").alias("q")).select(E.async_sum("q")),
+     ["async_sum needs an async sum or count sketch"]),
+    ("async_quantile_q_type", "async_quantile",
+     lambda spark, E: base(spark).agg(E.async_quantile_agg("ik", "ts").alias("q")).select(E.async_quantile("q", "x")),
+     ["async_quantile: q must be a DOUBLE or an ARRAY<DOUBLE>"]),
 ]
 
 

@@ -16,6 +16,13 @@ def _blocks(lang: str):
         return re.findall(rf"```{lang}\n(.*?)```", f.read(), re.S)
 
 
+def _sql_block(marker: str) -> str:
+    """The README's one SQL block that contains `marker` (blocks are found by content, not position)."""
+    found = [b for b in _blocks("sql") if marker in b]
+    assert len(found) == 1, f"{len(found)} README SQL blocks contain {marker!r}"
+    return found[0]
+
+
 def _run_sql(spark, sql: str):
     rows = None
     for stmt in [s.strip() for s in sql.split(";\n") if s.strip()]:
@@ -25,7 +32,7 @@ def _run_sql(spark, sql: str):
 
 
 def test_readme_sql_runs(spark):
-    sql = _blocks("sql")[0]
+    sql = _sql_block("VIEW clicks AS")
     (row,) = _run_sql(spark, sql)
     # the last minute of /p/3: 60 events, one in 7 is /p/3 -> 8 or 9; certified bound is epsilon
     exact = spark.sql("""SELECT count(*) FROM clicks WHERE url = '/p/3'
@@ -36,7 +43,7 @@ def test_readme_sql_runs(spark):
 
 
 def test_readme_wave_sql_runs(spark):
-    sql = _blocks("sql")[1]
+    sql = _sql_block("VIEW visits AS")
     (row,) = _run_sql(spark, sql)
     # the last hour holds 36,000 visits by all 1,000 users
     last = spark.sql("SELECT max(ts) FROM visits").first()[0]
@@ -48,7 +55,7 @@ def test_readme_wave_sql_runs(spark):
 
 
 def test_readme_many_keys_sql_runs(spark):
-    sql = _blocks("sql")[2]
+    sql = _sql_block("VIEW hits AS")
     (row,) = _run_sql(spark, sql)
     # the last 1000 ticks hold 1000 hits spread over 7 urls; /p/9 never occurs; epsilon 0.05
     p0, p3, p9, pnull = row.hits
@@ -59,7 +66,7 @@ def test_readme_many_keys_sql_runs(spark):
 
 
 def test_readme_dyadic_sql_runs(spark):
-    sql = _blocks("sql")[3]
+    sql = _sql_block("dyadic_agg(")
     (row,) = _run_sql(spark, sql)
     # the last 10 minutes hold 6000 requests: page 7 is a third of them, page 42 about 13%
     assert row.top_pages[0].key == 7 and row.top_pages[1].key == 42
@@ -96,7 +103,7 @@ def test_readme_python_runs():
 
 
 def test_readme_decayed_sql_runs(spark):
-    sql = _blocks("sql")[4]
+    sql = _sql_block("decayed_agg(")
     (row,) = _run_sql(spark, sql)
     exact = spark.sql("""SELECT count(DISTINCT reading_id) AS n FROM readings
                          WHERE ts > (SELECT max(ts) FROM readings) - INTERVAL 900 SECONDS""").first().n
