@@ -2,9 +2,10 @@
 tasks (and the map outputs it held), and the sketches are byte-identical to undisturbed runs.
 
 The job runs in its own process (tests/local_cluster_job.py), since one Python process holds one
-SparkContext. The pip-installed pyspark has what local-cluster needs (bin/ scripts and jars/); its
-worker writes executor directories under SPARK_HOME/work, so SPARK_HOME here is a temporary copy of
-the package made of symbolic links. Slow (two extra JVMs): marked slow, and run by `make test`.
+SparkContext; the same query in the test session (local[2]) must give the same bytes. The
+pip-installed pyspark has what local-cluster needs (bin/ scripts and jars/); its worker writes
+executor directories under SPARK_HOME/work, so SPARK_HOME here is a temporary copy of the package
+made of symbolic links. Slow (two extra JVMs): marked slow, and run by `make test`.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def spark_home(tmp_path) -> str:
 
 
 @pytest.mark.slow
-def test_executor_killed_mid_aggregation_gives_identical_bytes(tmp_path):
+def test_executor_killed_mid_aggregation_gives_identical_bytes(spark, tmp_path):
     markers = tmp_path / "markers"
     markers.mkdir()
     env = dict(os.environ, SPARK_HOME=spark_home(tmp_path), SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable)
@@ -50,3 +51,12 @@ def test_executor_killed_mid_aggregation_gives_identical_bytes(tmp_path):
     assert len(partitions) == 8
     assert len(out["attempts"]["killed"]) > len(out["attempts"]["clean1"]), out["attempts"]
     assert out["killed"] == out["clean1"], "the run with an executor killed gives different sketches"
+    # and the same query in this session (another JVM, local[2], adaptive execution on) gives the same bytes
+    import local_cluster_job as job
+    from pyspark import cloudpickle
+    cloudpickle.register_pickle_by_value(job)
+    here = tmp_path / "local"
+    here.mkdir()
+    rdd = spark.sparkContext.parallelize(range(job.PARTITIONS), job.PARTITIONS).mapPartitionsWithIndex(job.rows_of(str(here)))
+    spark.createDataFrame(rdd, "key string, k bigint, ts bigint, site int").createOrReplaceTempView("lc_rows")
+    assert job.digest(spark.sql(job.QUERY).collect()) == out["clean1"], "local[2] and local-cluster give different bytes"
