@@ -55,7 +55,9 @@ bench: setup
 	$(VPY) bench/group_bench.py
 	$(SBT) "Test/runMain ecmsketch.bench.AsyncBench"
 	$(VPY) bench/async_bench.py
-	# dyadic ECM-sketches (issue 9): build speed, quantiles beside approx_percentile, top-k recall
+	# dyadic ECM-sketches (issue 9): core updates/s at universe_bits 16 and 32; in Spark, build speed,
+	# quantiles beside approx_percentile, top-k recall
+	$(SBT) "Test/runMain ecmsketch.bench.DyadicBench"
 	$(VPY) bench/dyadic_bench.py
 	$(SBT) "Test/runMain ecmsketch.decayed.DecayedBench speed" "Test/runMain ecmsketch.decayed.DecayedBench constant 40 0.1"
 	$(VPY) bench/decayed_bench.py

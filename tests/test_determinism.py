@@ -1,11 +1,8 @@
 """Determinism: the same rows in the same partitions give byte-identical sketches on every run, for
 every aggregate (task retries and speculative execution rely on it): plain, after a seeded shuffle
 of the rows within partitions (late rows, out-of-order runs), after a merge aggregate, and grouped
-over many groups through the object hash aggregate's sort-based fallback.
-
-Known exception today: ``ecm_agg(..., cell => 'rwave')`` draws a random salt per wave; its case is
-marked xfail(strict) and turns into a failure (XPASS) once randomized-wave cells are deterministic,
-so that the mark is removed then.
+over many groups through the object hash aggregate's sort-based fallback. Randomized-wave cells
+included: their event ids derive from the partition, the run and its rows (docs/rwave.md, "Event ids").
 """
 from __future__ import annotations
 
@@ -20,9 +17,7 @@ from conftest import rows_df
 AGGREGATES = [
     ("ecm_eh", "ecm_agg(key, ts, 2000)", "ecm_merge"),
     ("ecm_dwave", "ecm_agg(key, ts, 2000, cell => 'dwave')", "ecm_merge"),
-    pytest.param("ecm_rwave", "ecm_agg(key, ts, 2000, cell => 'rwave')", "ecm_merge",
-                 marks=pytest.mark.xfail(strict=True, reason="randomized-wave cells draw a random salt per wave today "
-                                         "(issue 13 section 4); remove this mark when they are deterministic")),
+    ("ecm_rwave", "ecm_agg(key, ts, 2000, cell => 'rwave')", "ecm_merge"),
     ("ecm_count", "ecm_agg(key, ts, 2000, window_type => 'count')", None),
     ("eh", "eh_agg(ts, 2000)", "eh_merge"),
     ("eh_value", "eh_agg(ts, 2000, value => v)", "eh_merge"),
@@ -31,6 +26,10 @@ AGGREGATES = [
     ("distinct", "distinct_agg(key, ts, 2000)", "distinct_merge"),
     ("dyadic", "dyadic_agg(k, ts, 2000)", "dyadic_merge"),
     ("dyadic_dwave", "dyadic_agg(k, ts, 2000, cell => 'dwave')", "dyadic_merge"),
+    ("dyadic_strings", "dyadic_agg(key, ts, 2000)", "dyadic_merge"),
+    ("async_sum", "async_sum_agg(v + 1, ts, 2000)", "async_merge"),
+    ("async_quantile", "async_quantile_agg(k, ts, 2000)", "async_merge"),
+    ("decayed", "decayed_agg(1, ts, id => key)", "decayed_merge"),
 ]
 
 N = 6000
