@@ -15,13 +15,16 @@ object SketchDescription {
     "universe_bits", "range_error_bound", "quantile_rank_error_bound", "heavy_hitter_error_bound",
     "candidates", "candidate_recall_floor",
     // async sketches
-    "measure", "sample_capacity", "tradeoff_level", "identity", "levels_used", "retained")
+    "measure", "sample_capacity", "tradeoff_level", "identity", "levels_used", "retained",
+    // decayed sketches
+    "decay", "decay_param", "tau", "constant", "max_weight", "resolution", "stored_entries")
 
-  private val notApplicable: Map[String, Any] = Seq("max_arrivals", "cell_delta", "wave_capacity", "wave_instances",
+  private val notApplicable: Map[String, Any] = Seq("cell_kind", "max_arrivals", "cell_delta", "wave_capacity", "wave_instances",
     "delta", "width", "depth", "cm_epsilon", "optimize_for", "key_type", "seed", "point_error_bound",
     "total_error_bound", "inner_product_error_bound", "universe_bits", "range_error_bound", "quantile_rank_error_bound",
     "heavy_hitter_error_bound", "candidates", "candidate_recall_floor",
-    "measure", "sample_capacity", "tradeoff_level", "identity", "levels_used", "retained").map(_ -> null).toMap
+    "measure", "sample_capacity", "tradeoff_level", "identity", "levels_used", "retained",
+    "decay", "decay_param", "tau", "constant", "max_weight", "resolution", "stored_entries").map(_ -> null).toMap
 
   def describe(s: WindowSketch, sizeBytes: Int): Map[String, Any] = {
     val common = Map[String, Any](
@@ -34,7 +37,11 @@ object SketchDescription {
       "first_ts" -> (if (s.isEmpty) null else s.firstTs), "last_ts" -> (if (s.isEmpty) null else s.lastTs),
       "total_weight" -> s.count, "size_bytes" -> sizeBytes) ++ notApplicable
     val kind = Registry.kindOf(s).getOrElse(throw new SketchException(s"unknown sketch ${s.getClass.getSimpleName}"))
-    common ++ Map[String, Any]("kind" -> kind.name, "error_bound" -> errorBound(kind, s)) ++ info(kind, s)
+    val own = info(kind, s)
+    val unknown = own.keySet -- fields
+    if (unknown.nonEmpty) // a kind's sketch_info fields must be declared above (and in Spark's SketchInfo schema)
+      throw new IllegalStateException(s"sketch kind '${kind.name}' reports sketch_info fields not in SketchDescription.fields: ${unknown.toSeq.sorted.mkString(", ")}")
+    common ++ Map[String, Any]("kind" -> kind.name, "error_bound" -> errorBound(kind, s)) ++ own
   }
 
   private def info[S <: WindowSketch](k: SketchKind[S], s: WindowSketch): Map[String, Any] = k.info(k.cast(s).get)

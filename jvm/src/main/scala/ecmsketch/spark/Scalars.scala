@@ -515,7 +515,11 @@ object SketchInfo {
     StructField("candidates", IntegerType), StructField("candidate_recall_floor", DoubleType),
     // async sketches
     StructField("measure", StringType), StructField("sample_capacity", IntegerType), StructField("tradeoff_level", IntegerType),
-    StructField("identity", StringType), StructField("levels_used", IntegerType), StructField("retained", LongType)))
+    StructField("identity", StringType), StructField("levels_used", IntegerType), StructField("retained", LongType),
+    // decayed sketches
+    StructField("decay", StringType), StructField("decay_param", DoubleType), StructField("tau", IntegerType),
+    StructField("constant", DoubleType), StructField("max_weight", LongType), StructField("resolution", LongType),
+    StructField("stored_entries", IntegerType)))
 
   def describe(s: WindowSketch, sizeBytes: Int): Map[String, Any] = SketchDescription.describe(s, sizeBytes)
   assert(schema.fieldNames.toSeq == SketchDescription.fields)

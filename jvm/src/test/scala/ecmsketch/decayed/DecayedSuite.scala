@@ -4,7 +4,7 @@ import scala.util.Random
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import ecmsketch.core.{Codec, SketchException}
+import ecmsketch.core.{Codec, SketchDescription, SketchException}
 
 /** The decayed sketch against brute force over the distinct elements of streams with 30 %
   * duplicates over 2..64 sites, shuffled and late; failure rates over many seeds against delta;
@@ -166,6 +166,19 @@ class DecayedSuite extends AnyFunSuite {
     assert(intercept[SketchException](g.add(1L, -1, 1.0, 0)).getMessage.contains("weight -1"))
     assert(intercept[SketchException](DecayedSketch.merge(Seq(s, g))).getMessage.contains("different parameters: decay"))
     assert(g.sum(Decay.Exp(5), null) == 0.0 && g.quantile(0.5, Decay.Exp(5), null).isEmpty)
+  }
+
+  test("sketch_info describes fixed and general decayed sketches with every field (no cells: cell_kind null)") {
+    val s = DecayedSketch.create(Some(Decay.Exp(10)), 0.1, 0.05)
+    s.add(1L, 1, 1.0, 0); s.add(2L, 3, 2.0, 5)
+    val g = DecayedSketch.create(None, 0.1, 0.05)
+    Seq(s -> "exp", g -> "general").foreach { case (x, name) =>
+      val d = SketchDescription.describe(x, Codec.encode(DecayedKind, x).length)
+      assert(d.keySet == SketchDescription.fields.toSet)
+      assert(d("kind") == "decayed" && d("decay") == name && d("cell_kind") == null && d("error_bound") == 0.1)
+      assert(d("tau") == x.params.tau && d("stored_entries") == x.storedEntries)
+    }
+    assert(SketchDescription.describe(s, 0)("decay_param") == 10.0 && SketchDescription.describe(g, 0)("decay_param") == null)
   }
 
   test("hostile bytes: truncations, flipped bytes and tampered fields fail with a SketchException") {
