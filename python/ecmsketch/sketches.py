@@ -508,6 +508,7 @@ class _Async(_Sketch):
 
     @property
     def with_ids(self) -> bool:
+        """Whether elements are identified by (id, value, ts) (built with ``ids=True``) rather than (value, ts)."""
         return bool(self._j.withIds())
 
     def _rn(self, range: Optional[RangeLike], now: Optional[TimeLike]):
