@@ -177,14 +177,15 @@ def test_matrix_is_the_sketch_queries_in_one_call():
 # --------------------------------------------------------------------------- threshold monitoring
 
 
-@pytest.mark.parametrize("n_sites,seed", [(2, 11), (9, 12), (64, 13)])
-def test_self_join_crossings_up_and_down_are_not_missed(n_sites, seed):
+@pytest.mark.parametrize("n_sites,seed,weights", [(2, 11, "uniform"), (9, 12, "traffic"), (9, 14, "uniform"),
+                                                  (64, 13, "traffic")])
+def test_self_join_crossings_up_and_down_are_not_missed(n_sites, seed, weights):
     stream = make_stream(n_sites, UP_DOWN, seed=seed)
     oracle = Oracle(stream)
     truth = [oracle.f2(now) for now, _ in stream]
     T = 0.4 * max(truth)
     cluster = Cluster(n_sites, WINDOW, 0.1, 0.05)
-    mon = ThresholdMonitor(cluster, T, RANGE)
+    mon = ThresholdMonitor(cluster, T, RANGE, weights=weights)
     sides = []
 
     def check(b, now):
@@ -253,7 +254,7 @@ def test_point_query_crossings():
     assert len(flips) >= 3 and sides[-1]  # up, down, up again
     assert mon.traffic.syncs < len(stream) / 2
     depth = cluster.sketches[0].info()["depth"]  # the broadcast carries the key's d cells only
-    assert mon.traffic.by_kind["estimate"] == [mon.traffic.syncs * n, mon.traffic.syncs * n * (8 * depth + 16)]
+    assert mon.traffic.by_kind["estimate"] == [mon.traffic.syncs * n, mon.traffic.syncs * n * (8 * (depth + 1) + 16)]
 
 
 def test_relative_tracking_within_theta():
@@ -319,6 +320,8 @@ def test_bad_arguments():
         ThresholdMonitor(cluster, 1.0, RANGE, delta="both")
     with pytest.raises(SketchError, match="theta"):
         RelativeMonitor(cluster, 1.0, RANGE)
+    with pytest.raises(SketchError, match="weights"):
+        ThresholdMonitor(cluster, 1.0, RANGE, weights="equal")
     with pytest.raises(SketchError, match="period"):
         PeriodicShipping(cluster, 1.0, RANGE, period=0)
     with pytest.raises(SketchError, match="n_sites"):

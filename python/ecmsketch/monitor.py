@@ -12,11 +12,13 @@ The pieces:
   - :class:`ThresholdMonitor`: is F of the global sketch above a threshold T? Synchronisation ships
     every site's sketch to a coordinator, which merges them order-preservingly and extracts the
     estimate matrix E (sum scale) for the range. Each site keeps its own extracted matrix L_i(t0)
-    from that moment, and after each batch tests the ball with centre E + n*D_i/2 and radius
-    n*||D_i||/2, D_i = L_i(t) - L_i(t0) (the stored-local-matrix delta: it captures expirations
-    as well as arrivals). The union of the balls covers the convex hull of the drift vectors
-    E + n*D_i, which holds their average E + sum_i D_i; when every ball lies on one side of T, so
-    does F of that average. A ball that straddles T is a local violation: a new synchronisation.
+    from that moment, and after each batch tests the ball with centre E + D_i/(2 w_i) and radius
+    ||D_i||/(2 w_i), D_i = L_i(t) - L_i(t0) (the stored-local-matrix delta: it captures expirations
+    as well as arrivals) and w_i the site's weight (1/n, or its share of the traffic at the
+    synchronisation: any positive weights summing to 1 work). The union of the balls covers the
+    convex hull of the drift vectors E + D_i/w_i, which holds their weighted average
+    E + sum_i D_i; when every ball lies on one side of T, so does F of that average. A ball that
+    straddles T is a local violation: a new synchronisation.
   - :class:`RelativeMonitor`: the journal's Lemma 2, tracking F within a factor theta.
   - :class:`PeriodicShipping`: the baselines, every sketch shipped every ``period`` batches
     (``period=1``: every batch).
@@ -44,7 +46,8 @@ from ._convert import call, jlong
 from .sketches import DEFAULT_SEED, EcmSketch
 
 __all__ = ["Cluster", "SelfJoin", "PointQuery", "ThresholdMonitor", "RelativeMonitor", "PeriodicShipping",
-           "Traffic", "StepResult", "self_join_extrema", "point_extrema", "water_level"]
+           "Traffic", "StepResult", "CrossingScore", "self_join_extrema", "point_extrema", "water_level", "matrix",
+           "score_crossings"]
 
 #: Bytes of a control message (an alert without payload, a request): site id and timestamp.
 CONTROL_BYTES = 16
@@ -236,7 +239,11 @@ class StepResult:
 class Protocol:
     """Common part: a cluster, a monitored function of the range's Count-Min matrix, the traffic."""
 
-    def __init__(self, cluster: Cluster, range: int, function: Any = None):
+    def __init__(self, cluster: Cluster, range: int, function: Any = None, weights: str = "traffic"):
+        if weights not in ("traffic", "uniform"):
+            raise SketchError(f"weights must be 'traffic' or 'uniform', got {weights!r}")
+        self.weights = weights
+        self.w: Optional[np.ndarray] = None
         self.cluster = cluster
         self.range = int(range)
         if not 0 < self.range <= cluster.window:
@@ -268,6 +275,18 @@ class Protocol:
     def _estimate_vector(self, merged: EcmSketch, now: int) -> np.ndarray:
         return self.function.project(matrix(merged, self.range, now))
 
+    def _local_state(self, now: int) -> Tuple[List[np.ndarray], np.ndarray]:
+        """Every site's matrix for the range at a synchronisation, and the sites' weights: uniform
+        (1/n), or by traffic, w_i = (a_i + c) / sum_k (a_k + c) with a_i the site's total in the range
+        and c = 1 + a tenth of the mean (so that a site with no traffic yet keeps some weight)."""
+        c = self.cluster
+        mats = [c.local_matrix(i, self.range, now) for i in range(c.n)]
+        if self.weights == "uniform":
+            return mats, np.full(c.n, 1.0 / c.n)
+        a = np.array([m.sum() / m.shape[0] for m in mats])
+        a = a + 1.0 + 0.1 * a.mean()
+        return mats, a / a.sum()
+
     def tracked(self, now: Optional[int] = None) -> float:
         """F of the tracked global vector E + sum_i D_i (the average drift vector, sum scale), which
         the protocol keeps on the side of its answer. A diagnostic: it reads every site's state, as
@@ -290,8 +309,8 @@ class ThresholdMonitor(Protocol):
     module docstring. ``step()`` after every update batch; ``above`` is the coordinator's answer."""
 
     def __init__(self, cluster: Cluster, threshold: float, range: int, function: Any = None, *,
-                 delta: str = "stored"):
-        super().__init__(cluster, range, function)
+                 delta: str = "stored", weights: str = "traffic"):
+        super().__init__(cluster, range, function, weights)
         if delta not in ("stored", "arrivals"):
             raise SketchError(f"delta must be 'stored' or 'arrivals', got {delta!r}")
         if not (isinstance(threshold, (int, float)) and math.isfinite(threshold)):
@@ -310,8 +329,9 @@ class ThresholdMonitor(Protocol):
         self.estimate = self.function.value(e)
         self.above = self.estimate >= self.threshold
         self.sync_time = now
-        self.traffic.send("estimate", 8 * e.size + CONTROL_BYTES, count=c.n)
-        self._stored = [self.function.project(c.local_matrix(i, self.range, now)) for i in range(c.n)]
+        mats, self.w = self._local_state(now)
+        self._stored = [self.function.project(m) for m in mats]
+        self.traffic.send("estimate", 8 * (e.size + 1) + CONTROL_BYTES, count=c.n)  # E and the site's weight
 
     def _stored_vec(self, site: int) -> np.ndarray:
         return self._stored[site]
@@ -328,12 +348,12 @@ class ThresholdMonitor(Protocol):
     def local_violation(self, site: int, now: int) -> bool:
         """The ball test at one site: True when F's min and max over the site's ball lie on
         different sides of the threshold."""
-        n = self.cluster.n
+        k = 1.0 / float(self.w[site])  # the drift vector is E + D_i / w_i (n D_i for uniform weights)
         d = self._delta(site, now)
-        radius = n * float(np.linalg.norm(d)) / 2.0
+        radius = k * float(np.linalg.norm(d)) / 2.0
         if radius == 0.0:
             return False
-        lo, hi = self.function.extrema(self._e + (n / 2.0) * d, radius)
+        lo, hi = self.function.extrema(self._e + (k / 2.0) * d, radius)
         return not (lo >= self.threshold or hi < self.threshold)
 
     def step(self, now: Optional[int] = None) -> StepResult:
@@ -357,13 +377,15 @@ class RelativeMonitor(Protocol):
     the tracked global matrix. With rho_i the row norms of the estimate E and d_j[i] the norm of row
     i of site j's delta, Lemma 2 needs, for the average d over sites,
     min_i (rho_i + n d[i]) <= sqrt(F0/(1-theta)) and min_i (rho_i - n d[i]) >= sqrt(F0/(1+theta)).
-    Each site tests a local condition that implies them (the seeds leave this open; spec §5.11):
-    the first is implied by the linear one rho_{i*} + n d[i*] <= U for the fixed row
-    i* = argmin rho, which holds for the average when it holds at every site; the second is concave
-    in d, so it holds for the average when it holds at every site."""
+    Here n d is written as the weighted average of the d_j / w_j (the site weights w_j as in
+    :class:`ThresholdMonitor`). Each site tests a local condition on its own d_j / w_j that implies
+    them (the seeds leave this open; spec §5.11): the first is implied by the linear one
+    rho_{i*} + d[i*] / w_j <= U for the fixed row i* = argmin rho, which holds for the average when
+    it holds at every site; the second is concave in d, so it holds for the average when it holds at
+    every site."""
 
-    def __init__(self, cluster: Cluster, theta: float, range: int):
-        super().__init__(cluster, range, SelfJoin())
+    def __init__(self, cluster: Cluster, theta: float, range: int, *, weights: str = "traffic"):
+        super().__init__(cluster, range, SelfJoin(), weights)
         if not (isinstance(theta, (int, float)) and 0 < theta < 1):
             raise SketchError(f"theta must be in (0, 1), got {theta!r}")
         self.theta = float(theta)
@@ -380,16 +402,16 @@ class RelativeMonitor(Protocol):
         self._upper = math.sqrt(self.estimate / (1 - self.theta))
         self._lower = math.sqrt(self.estimate / (1 + self.theta))
         self.sync_time = now
-        self.traffic.send("row norms", 8 * self._rho.size + CONTROL_BYTES, count=c.n)
-        self._stored = [c.local_matrix(i, self.range, now) for i in range(c.n)]
+        self._stored, self.w = self._local_state(now)
+        self.traffic.send("row norms", 8 * (self._rho.size + 1) + CONTROL_BYTES, count=c.n)
 
     def local_violation(self, site: int, now: int) -> bool:
-        n = self.cluster.n
+        k = 1.0 / float(self.w[site])
         d = self.cluster.local_matrix(site, self.range, now) - self._stored[site]
         dn = np.sqrt((d * d).sum(axis=1))
         i = self._istar
-        up_ok = self._rho[i] + n * dn[i] <= self._upper
-        low_ok = float(np.min(self._rho - n * dn)) >= self._lower
+        up_ok = self._rho[i] + k * dn[i] <= self._upper
+        low_ok = float(np.min(self._rho - k * dn)) >= self._lower
         return not (up_ok and low_ok)
 
     def step(self, now: Optional[int] = None) -> StepResult:
@@ -430,3 +452,45 @@ class PeriodicShipping(Protocol):
             self.above = self.estimate >= self.threshold
             self.sync_time = t
         return StepResult(t, [], ship, self.estimate, self.above)
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+@dataclass
+class CrossingScore:
+    """How a protocol's answers followed a reference's threshold crossings: each reference crossing
+    (a change of side) is detected on time, late (``delays`` holds the batches late) or missed (the
+    reference went back before the protocol reported it)."""
+    crossings: int
+    on_time: int
+    late: int
+    missed: int
+    delays: List[int]
+    wrong_batches: int
+
+    @property
+    def max_delay(self) -> int:
+        return max(self.delays, default=0)
+
+
+def score_crossings(reference: Sequence[bool], answers: Sequence[Optional[bool]]) -> CrossingScore:
+    """Scores per-batch answers (above the threshold or not) against per-batch reference sides."""
+    if len(reference) != len(answers):
+        raise SketchError(f"reference and answers differ in length: {len(reference)} vs {len(answers)}")
+    ref = [bool(x) for x in reference]
+    changes = [b for b in range(1, len(ref)) if ref[b] != ref[b - 1]]
+    on_time = late = missed = 0
+    delays: List[int] = []
+    for i, b in enumerate(changes):
+        end = changes[i + 1] if i + 1 < len(changes) else len(ref)
+        hit = next((c for c in range(b, end) if answers[c] == ref[b]), None)
+        if hit is None:
+            missed += 1
+        elif hit == b:
+            on_time += 1
+        else:
+            late += 1
+            delays.append(hit - b)
+    wrong = sum(1 for r, a in zip(ref, answers) if a is None or bool(a) != r)
+    return CrossingScore(len(changes), on_time, late, missed, delays, wrong)
