@@ -173,6 +173,7 @@ class Cluster:
         for i, s in enumerate(self.sketches):
             s._j.setEventSalt(0x51735 + i)  # distinct event ids per site for randomized waves
         self._bytes: List[Optional[bytes]] = [None] * n_sites
+        self._matrices: Dict[Tuple[int, int, int], np.ndarray] = {}
         self.now: Optional[int] = None
         self.batches = 0
 
@@ -183,6 +184,7 @@ class Cluster:
         if len(timestamps):
             self.sketches[site].add_many(keys, timestamps, values)
             self._bytes[site] = None
+            self._matrices.clear()
 
     def advance(self, now: int) -> None:
         """Ends an update batch: the clock moves to ``now`` (no earlier than any timestamp added)."""
@@ -191,6 +193,8 @@ class Cluster:
         for s in self.sketches:
             if s.last_ts is not None and s.last_ts > now:
                 raise SketchError(f"now {now} precedes a site's last timestamp {s.last_ts}")
+        if now != self.now:
+            self._matrices.clear()
         self.now = int(now)
         self.batches += 1
 
@@ -202,7 +206,15 @@ class Cluster:
         return b
 
     def local_matrix(self, site: int, range: int, now: Optional[int] = None) -> np.ndarray:
-        return matrix(self.sketches[site], min(int(range), self.window), self.now if now is None else now)
+        """The site's Count-Min matrix for (now - range, now] (read-only; shared by the protocols
+        that read the same site, range and time until the site's next batch)."""
+        key = (site, min(int(range), self.window), int(self.now if now is None else now))
+        m = self._matrices.get(key)
+        if m is None:
+            m = matrix(self.sketches[site], key[1], key[2])
+            m.setflags(write=False)
+            self._matrices[key] = m
+        return m
 
 
 # --------------------------------------------------------------------------- traffic
