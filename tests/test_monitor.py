@@ -333,3 +333,43 @@ def test_bad_arguments():
     cluster.ingest(0, [1], [100])
     with pytest.raises(SketchError, match="precedes"):
         cluster.advance(50)
+
+
+def test_readme_monitoring_block_runs():
+    import contextlib
+    import io
+    import os
+    import re
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "README.md")) as f:
+        (code,) = [b for b in re.findall(r"```py\n(.*?)```", f.read(), re.S) if "ThresholdMonitor" in b]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "README.md", "exec"), {})
+    above, syncs, messages = out.getvalue().split()
+    assert above == "True" and int(syncs) < 30 and int(messages) < 4 * 120
+
+
+def test_score_crossings():
+    from ecmsketch.monitor import score_crossings
+    ref = [False, False, True, True, True, False, False, True, False, False]
+    sc = score_crossings(ref, ref)
+    assert (sc.crossings, sc.on_time, sc.late, sc.missed, sc.wrong_batches) == (4, 4, 0, 0, 0)
+    ans = [False, False, False, True, True, True, False, False, False, False]  # up 1 late, down 1 late, blip missed
+    sc = score_crossings(ref, ans)
+    assert (sc.crossings, sc.on_time, sc.late, sc.missed, sc.delays, sc.max_delay) == (4, 1, 2, 1, [1, 1], 1)
+    assert sc.wrong_batches == 3
+    with pytest.raises(SketchError, match="differ in length"):
+        score_crossings(ref, ans[:-1])
+
+
+def test_periodic_baseline_refuses_tracked_and_bad_threshold():
+    cluster = Cluster(2, WINDOW)
+    with pytest.raises(SketchError, match="threshold"):
+        PeriodicShipping(cluster, float("inf"), RANGE)
+    p = PeriodicShipping(cluster, 1.0, RANGE)
+    cluster.ingest(1, [3, 4], [10, 20])
+    cluster.advance(30)
+    r = p.step()
+    assert r.synced and p.estimate in (2.0, 4.0) and p.above  # F2 = 2, or 4 if the keys collide in every row
+    with pytest.raises(SketchError, match="tracks nothing"):
+        p.tracked()

@@ -300,9 +300,9 @@ class Protocol:
         return mats, a / a.sum()
 
     def tracked(self, now: Optional[int] = None) -> float:
-        """F of the tracked global vector E + sum_i D_i (the average drift vector, sum scale), which
-        the protocol keeps on the side of its answer. A diagnostic: it reads every site's state, as
-        no site can (tests use it)."""
+        """F of the tracked global vector E + sum_i D_i (the weighted average of the drift vectors,
+        sum scale, with the stored-local-matrix delta), which the protocol keeps on the side of its
+        answer. A diagnostic: it reads every site's state, as no site can (tests use it)."""
         c = self.cluster
         t = c.now if now is None else int(now)
         v = self._estimate_vector(self.merged, self.sync_time) if self.merged is not None else None
@@ -447,10 +447,15 @@ class PeriodicShipping(Protocol):
         super().__init__(cluster, range, function)
         if not isinstance(period, int) or period < 1:
             raise SketchError(f"period must be a positive integer, got {period!r}")
+        if not (isinstance(threshold, (int, float)) and math.isfinite(threshold)):
+            raise SketchError(f"threshold must be a finite number, got {threshold!r}")
         self.threshold = float(threshold)
         self.period = period
         self.above: Optional[bool] = None
         self._steps = 0
+
+    def _stored_vec(self, site: int) -> np.ndarray:
+        raise SketchError("the periodic baseline tracks nothing between its shipments")
 
     def step(self, now: Optional[int] = None) -> StepResult:
         t = self.cluster.now if now is None else int(now)
