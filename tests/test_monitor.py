@@ -177,14 +177,14 @@ def test_matrix_is_the_sketch_queries_in_one_call():
 # --------------------------------------------------------------------------- threshold monitoring
 
 
-@pytest.mark.parametrize("n_sites,seed,weights", [(2, 11, "uniform"), (9, 12, "traffic"), (9, 14, "uniform"),
-                                                  (64, 13, "traffic")])
-def test_self_join_crossings_up_and_down_are_not_missed(n_sites, seed, weights):
+@pytest.mark.parametrize("n_sites,seed,weights,cell", [(2, 11, "uniform", "eh"), (9, 12, "traffic", "eh"),
+                                                       (9, 14, "uniform", "dwave"), (64, 13, "traffic", "eh")])
+def test_self_join_crossings_up_and_down_are_not_missed(n_sites, seed, weights, cell):
     stream = make_stream(n_sites, UP_DOWN, seed=seed)
     oracle = Oracle(stream)
     truth = [oracle.f2(now) for now, _ in stream]
     T = 0.4 * max(truth)
-    cluster = Cluster(n_sites, WINDOW, 0.1, 0.05)
+    cluster = Cluster(n_sites, WINDOW, 0.1, 0.05, cell=cell)
     mon = ThresholdMonitor(cluster, T, RANGE, weights=weights)
     sides = []
 
