@@ -14,7 +14,7 @@ The stream is synthetic, shaped after the WorldCup'98 logs the paper used (33 mi
 shares, Zipf page popularity, a daily rhythm and match-time flash crowds): it is generated here,
 no data set is shipped. Reference for the crossings: the merged sketch evaluated every minute.
 
-Run: .venv/bin/python examples/monitoring.py   (MONITOR_HOURS=12 by default; about a minute)
+Run: .venv/bin/python examples/monitoring.py   (MONITOR_HOURS=12 by default; about two minutes)
 """
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ with but the baselines.
 
 Writes docs/figures/monitor_threshold.png, docs/figures/monitor_sites.png and
 bench/results/paper/monitor.{md,json}. Run: .venv/bin/python bench/paper/exp_monitor.py
-(a few minutes; EXP_MONITOR_QUICK=1 for a short smoke run).
+(about 2 minutes of CPU, 7 to 8 minutes on the shared 2-core box; EXP_MONITOR_QUICK=1 for a short
+smoke run).
 """
 from __future__ import annotations
 
