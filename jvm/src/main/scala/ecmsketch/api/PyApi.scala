@@ -82,6 +82,29 @@ object PyApi {
   private def mergeAs[S <: WindowSketch](k: SketchKind[S], xs: Seq[WindowSketch]): S =
     k.merge(xs.map(x => k.cast(x).getOrElse(throw new SketchException(s"expected ${k.describe}, got ${Registry.describe(x)}"))))
 
+  /** The plain Count-Min matrix of an ECM-sketch for one query range, in one call (the threshold
+    * monitor's statistics vector, ECM §6.2): every cell evaluated over (now - range, now], row-major
+    * (depth rows of width cells). Range defaults to the window, now to the last timestamp; an empty
+    * sketch or range gives zeros.
+    */
+  def ecmMatrix(s: EcmSketch, range: java.lang.Long, now: java.lang.Long): Array[Double] = {
+    SketchException.require(s != null, "the sketch must not be null")
+    val n = s.width * s.depth
+    val out = new Array[Double](n)
+    if (!s.isEmpty) {
+      val lo = s.lowerBound(range, now)
+      if (lo != null) {
+        val x: Long = lo
+        var i = 0
+        while (i < n) { val c = s.cells(i); if (c != null) out(i) = c.estimateFrom(x); i += 1 }
+      }
+    }
+    out
+  }
+
+  /** The columns (one per row) that a key's fingerprint hashes to in an ECM-sketch. */
+  def ecmColumns(s: EcmSketch, fp: Long): Array[Int] = Array.tabulate(s.depth)(j => s.column(fp, j))
+
   /** Keys of [[info]] in display order. */
   def infoFields(): Array[String] = SketchDescription.fields.toArray
 
