@@ -70,7 +70,7 @@ bench: setup $(VENV)/.bench-deps
 # the ECM-sketch paper's experiments (issue 12 §2): PaperBench (Scala, synthetic streams of the
 # published shape) writes bench/results/paper/*.json, then every bench/paper/exp_*.py plots into
 # docs/figures/paper_*.png and writes its tables (docs/EXPERIMENTS.md explains them)
-paper: $(VENV)/.bench-deps
+paper: setup $(VENV)/.bench-deps
 	$(VPY) bench/paper/run_all.py
 
 clean:

@@ -39,8 +39,9 @@ def main() -> None:
             ax.set_ylabel(ylabel)
             ax.set_title(f"{ylabel.split(' (')[0]}: {P.SHAPE_TITLE[s['shape']]}", fontsize=9)
             ax.grid(alpha=0.3, which="both")
-            ax.legend(fontsize=7, loc="center right")
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=5, fontsize=7.5)
+    fig.tight_layout(rect=(0, 0.05, 1, 0.96))
     P.save(fig, "paper_memory",
            "Memory of the Fig. 4 sketches after the whole stream, delta = 0.1. "
            + P.stream_note(d["shapes"][0]["stream"]) + f"; snmp-shaped: {d['shapes'][1]['stream']['events']:,} events.\n"
