@@ -7,7 +7,7 @@ JAR      := python/ecmsketch/jars/ecmsketch.jar
 SCALA_SRC := $(shell find jvm/src/main -name '*.scala' 2>/dev/null) build.sbt project/build.properties
 PYSPARK_VERSION := 4.0.1
 
-.PHONY: all setup jar test test-scala test-python demo bench sql-examples clean
+.PHONY: all setup jar test test-scala test-python demo bench paper sql-examples clean
 
 all: test
 
@@ -17,6 +17,11 @@ $(VENV)/.deps: pyproject.toml
 	$(VPY) -m pip install -q "pyspark==$(PYSPARK_VERSION)" py4j numpy pytest "JPype1>=1.5"
 	# Spark Connect client deps (tests/test_connect.py runs the wrappers under Connect)
 	$(VPY) -m pip install -q "pandas>=2.0.0" "pyarrow>=11.0.0" "grpcio>=1.67.0" "grpcio-status>=1.67.0" "googleapis-common-protos>=1.65.0"
+	touch $@
+
+# bench-only Python deps (plots), not package deps
+$(VENV)/.bench-deps: $(VENV)/.deps
+	$(VPY) -m pip install -q matplotlib
 	touch $@
 
 $(JAR): $(SCALA_SRC)
@@ -48,7 +53,7 @@ demo: setup
 sql-examples: setup
 	$(VPY) sql-examples/run.py
 
-bench: setup
+bench: setup $(VENV)/.bench-deps
 	$(SBT) "Test/runMain ecmsketch.bench.CoreBench"
 	$(VPY) bench/spark_bench.py
 	$(VPY) bench/query_bench.py
@@ -61,6 +66,14 @@ bench: setup
 	$(VPY) bench/dyadic_bench.py
 	$(SBT) "Test/runMain ecmsketch.decayed.DecayedBench speed" "Test/runMain ecmsketch.decayed.DecayedBench constant 40 0.1"
 	$(VPY) bench/decayed_bench.py
+
+# the ECM-sketch paper's experiments (issue 12 §2): PaperBench (Scala, synthetic streams of the
+# published shape) writes bench/results/paper/*.json, then every bench/paper/exp_*.py plots into
+# docs/figures/paper_*.png and writes its tables (docs/EXPERIMENTS.md explains them)
+# (PAPER_ARGS="--scale 0.05" for a quick check, "--plot-only" to redraw from the JSON)
+PAPER_ARGS ?=
+paper: setup $(VENV)/.bench-deps
+	$(VPY) bench/paper/run_all.py $(PAPER_ARGS)
 
 clean:
 	rm -rf target project/target $(JAR) $(VENV) .pytest_cache
