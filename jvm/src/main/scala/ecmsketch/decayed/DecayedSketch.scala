@@ -285,17 +285,23 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
       // selected offset d_i does not decrease, and the expiry falls with d), so a level whose t_i
       // already covers it refuses the entry and needs neither MinHit nor the key.
       var ub = if (params.integral.isEmpty) ts else Long.MaxValue
+      var lastD = -1L; var lastH = 0L; var lastKey = Long.MinValue
       while (go && i <= params.topLevel) {
         val l = levels(j)(i)
         if (l != null && l.contains(id)) go = false // a duplicate (safe early exit, spec §7.9)
         else if (l != null && !l.admits(ub)) i += 1
         else {
-          val d = Arith.minHit(Arith.P, a, u, w - 1, Arith.levelBound(i))
+          // the selected sets nest (L_i falls with i), so d_i >= d_k for k < i: the last offset found
+          // is d_i whenever it is still selected here, and the key it gave is reused
+          val bound = Arith.levelBound(i)
+          val d = if (lastD >= 0 && lastH <= bound) lastD else Arith.minHit(Arith.P, a, u, w - 1, bound)
           if (d < 0) go = false // no selected integer here, nor at any higher level
           else {
+            if (d != lastD) { lastD = d; lastH = Arith.hash(a, b, base + d); lastKey = Long.MinValue }
             params.integral match {
               case Some(f) =>
-                val key = satAdd(ts, f.minAge(w, d)); ub = key
+                if (lastKey == Long.MinValue) lastKey = satAdd(ts, f.minAge(w, d))
+                val key = lastKey; ub = key
                 level(j, i).offer(id, weight, value, ts, key, 0L)
               case None =>
                 level(j, i).offer(id, weight, value, ts, ts, Arith.rangeSample(a, b, base, w - 1, i))
