@@ -17,44 +17,172 @@ final class Entry(val id: Long, val w: Long, val v: Double, val t: Long, val key
   * key discarded (`discarded` false while nothing was). An entry whose key is <= t_i is refused, and
   * an overflow discards every entry with the smallest key (ties together), so the content depends
   * only on the set of entries offered, never on their order (Lemma 3.2).
+  *
+  * Storage is primitive and allocation-free per update: entries live in parallel arrays (slots),
+  * an open-addressing table maps id -> slot, and a binary min-heap of slots orders them by key.
+  * Arrays grow by doubling up to tau + 1 slots, so a sparse high level stays small.
   */
 final class Level(val tau: Int) {
   var discarded: Boolean = false
   var tI: Long = Long.MinValue
-  private val byId = new java.util.HashMap[java.lang.Long, Entry]()
-  private val heap = new java.util.PriorityQueue[Entry](Level.ByKey)
+  private var n = 0
+  private var cap = 0
+  private var ids: Array[Long] = Array.emptyLongArray
+  private var ws: Array[Long] = Array.emptyLongArray
+  private var vs: Array[Double] = Array.emptyDoubleArray
+  private var ts: Array[Long] = Array.emptyLongArray
+  private var keys: Array[Long] = Array.emptyLongArray
+  private var rss: Array[Long] = Array.emptyLongArray
+  /** heap(k): a slot; pos(slot): its heap index. Slots 0..n-1 are in use (a removal moves the last slot). */
+  private var heap: Array[Int] = Array.emptyIntArray
+  private var pos: Array[Int] = Array.emptyIntArray
+  /** Open addressing (linear probing) of slot + 1 (0 = empty), by a mix of the id. */
+  private var table: Array[Int] = Array.emptyIntArray
+  private var mask = 0
 
-  def size: Int = byId.size
-  def contains(id: Long): Boolean = byId.containsKey(id)
-  def get(id: Long): Entry = byId.get(id)
+  def size: Int = n
 
-  def offer(e: Entry): Unit =
-    if ((!discarded || e.key > tI) && !byId.containsKey(e.id)) {
-      byId.put(e.id, e); heap.add(e)
-      if (byId.size > tau) {
-        val m = heap.peek().key
+  private def bucket(id: Long): Int = {
+    val h = id * 0x9E3779B97F4A7C15L
+    (h ^ (h >>> 32)).toInt & mask
+  }
+
+  private def find(id: Long): Int = if (n == 0) -1 else {
+    var b = bucket(id)
+    while (true) {
+      val s = table(b)
+      if (s == 0) return -1
+      if (ids(s - 1) == id) return s - 1
+      b = (b + 1) & mask
+    }
+    -1
+  }
+
+  def contains(id: Long): Boolean = find(id) >= 0
+
+  /** The entry with this id (null if none). */
+  def get(id: Long): Entry = { val s = find(id); if (s < 0) null else entryAt(s) }
+
+  private def entryAt(s: Int): Entry = new Entry(ids(s), ws(s), vs(s), ts(s), keys(s), rss(s))
+
+  private def grow(): Unit = {
+    val c = if (cap == 0) math.min(16, tau + 1) else math.min(2 * cap, tau + 1)
+    ids = java.util.Arrays.copyOf(ids, c); ws = java.util.Arrays.copyOf(ws, c)
+    vs = java.util.Arrays.copyOf(vs, c); ts = java.util.Arrays.copyOf(ts, c)
+    keys = java.util.Arrays.copyOf(keys, c); rss = java.util.Arrays.copyOf(rss, c)
+    heap = java.util.Arrays.copyOf(heap, c); pos = java.util.Arrays.copyOf(pos, c)
+    cap = c
+    var tc = 4
+    while (tc < 2 * c) tc <<= 1
+    table = new Array[Int](tc); mask = tc - 1
+    var s = 0
+    while (s < n) { tablePut(s); s += 1 }
+  }
+
+  private def tablePut(s: Int): Unit = {
+    var b = bucket(ids(s))
+    while (table(b) != 0) b = (b + 1) & mask
+    table(b) = s + 1
+  }
+
+  /** Removes the table entry of slot s (backward-shift deletion). */
+  private def tableRemove(s: Int): Unit = {
+    var b = bucket(ids(s))
+    while (table(b) != s + 1) b = (b + 1) & mask
+    var hole = b
+    var k = (b + 1) & mask
+    while (table(k) != 0) {
+      val home = bucket(ids(table(k) - 1))
+      // move table(k) into the hole unless its home lies cyclically in (hole, k]
+      val inRange = if (hole <= k) home > hole && home <= k else home > hole || home <= k
+      if (!inRange) { table(hole) = table(k); hole = k }
+      k = (k + 1) & mask
+    }
+    table(hole) = 0
+  }
+
+  private def siftUp(k0: Int): Unit = {
+    var k = k0
+    val s = heap(k); val key = keys(s)
+    while (k > 0) {
+      val p = (k - 1) >>> 1
+      val ps = heap(p)
+      if (keys(ps) <= key) { heap(k) = s; pos(s) = k; return }
+      heap(k) = ps; pos(ps) = k; k = p
+    }
+    heap(k) = s; pos(s) = k
+  }
+
+  private def siftDown(k0: Int): Unit = {
+    var k = k0
+    val s = heap(k); val key = keys(s)
+    val half = n >>> 1
+    while (k < half) {
+      var c = 2 * k + 1
+      var cs = heap(c)
+      val r = c + 1
+      if (r < n && keys(heap(r)) < keys(cs)) { c = r; cs = heap(r) }
+      if (key <= keys(cs)) { heap(k) = s; pos(s) = k; return }
+      heap(k) = cs; pos(cs) = k; k = c
+    }
+    heap(k) = s; pos(s) = k
+  }
+
+  /** Removes the heap's root (the smallest key) and frees its slot. */
+  private def popMin(): Unit = {
+    val s = heap(0)
+    tableRemove(s)
+    n -= 1
+    if (n > 0) { val last = heap(n); heap(0) = last; pos(last) = 0; siftDown(0) }
+    // the slot of the last entry moves into the freed slot s
+    if (s != n) {
+      val m = n
+      tableRemove(m)
+      ids(s) = ids(m); ws(s) = ws(m); vs(s) = vs(m); ts(s) = ts(m); keys(s) = keys(m); rss(s) = rss(m)
+      val hp = pos(m); heap(hp) = s; pos(s) = hp
+      tablePut(s)
+    }
+  }
+
+  def offer(e: Entry): Unit = offer(e.id, e.w, e.v, e.t, e.key, e.rs)
+
+  /** Whether an entry with this key could be kept (not covered by t_i). */
+  @inline def admits(key: Long): Boolean = !discarded || key > tI
+
+  def offer(id: Long, w: Long, v: Double, t: Long, key: Long, rs: Long): Unit =
+    if (admits(key) && find(id) < 0) {
+      if (n == cap) grow()
+      val s = n
+      ids(s) = id; ws(s) = w; vs(s) = v; ts(s) = t; keys(s) = key; rss(s) = rs
+      heap(n) = s; pos(s) = n
+      n += 1
+      tablePut(s)
+      siftUp(n - 1)
+      if (n > tau) {
+        val m = keys(heap(0))
         if (!discarded || m > tI) tI = m
         discarded = true
-        while (!heap.isEmpty && heap.peek().key == m) byId.remove(heap.poll().id)
+        while (n > 0 && keys(heap(0)) == m) popMin()
       }
     }
 
   /** Raises t_i (a merge) and drops what it covers. */
   def raise(t: Long): Unit = if (!discarded || t > tI) {
     discarded = true; tI = t
-    while (!heap.isEmpty && heap.peek().key <= t) byId.remove(heap.poll().id)
+    while (n > 0 && keys(heap(0)) <= t) popMin()
   }
 
   /** The entries in id order (the encoding's order). */
   def entries: Array[Entry] = {
-    val a = byId.values().toArray(new Array[Entry](0))
+    val a = new Array[Entry](n)
+    var s = 0
+    while (s < n) { a(s) = entryAt(s); s += 1 }
     java.util.Arrays.sort(a, Level.ById)
     a
   }
 }
 
 object Level {
-  val ByKey: java.util.Comparator[Entry] = (x: Entry, y: Entry) => java.lang.Long.compare(x.key, y.key)
   val ById: java.util.Comparator[Entry] = (x: Entry, y: Entry) => java.lang.Long.compare(x.id, y.id)
 }
 
@@ -153,18 +281,31 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
       val u = Arith.hash(a, b, base)
       var i = 0
       var go = true
+      // ub: an upper bound on this level's key (keys do not increase with the level: the first
+      // selected offset d_i does not decrease, and the expiry falls with d), so a level whose t_i
+      // already covers it refuses the entry and needs neither MinHit nor the key.
+      var ub = if (params.integral.isEmpty) ts else Long.MaxValue
+      var lastD = -1L; var lastH = 0L; var lastKey = Long.MinValue
       while (go && i <= params.topLevel) {
         val l = levels(j)(i)
         if (l != null && l.contains(id)) go = false // a duplicate (safe early exit, spec §7.9)
+        else if (l != null && !l.admits(ub)) i += 1
         else {
-          val d = Arith.minHit(Arith.P, a, u, w - 1, Arith.levelBound(i))
+          // the selected sets nest (L_i falls with i), so d_i >= d_k for k < i: the last offset found
+          // is d_i whenever it is still selected here, and the key it gave is reused
+          val bound = Arith.levelBound(i)
+          val d = if (lastD >= 0 && lastH <= bound) lastD else Arith.minHit(Arith.P, a, u, w - 1, bound)
           if (d < 0) go = false // no selected integer here, nor at any higher level
           else {
-            val e = params.integral match {
-              case Some(f) => new Entry(id, weight, value, ts, satAdd(ts, f.minAge(w, d)), 0L)
-              case None => new Entry(id, weight, value, ts, ts, Arith.rangeSample(a, b, base, w - 1, i))
+            if (d != lastD) { lastD = d; lastH = Arith.hash(a, b, base + d); lastKey = Long.MinValue }
+            params.integral match {
+              case Some(f) =>
+                if (lastKey == Long.MinValue) lastKey = satAdd(ts, f.minAge(w, d))
+                val key = lastKey; ub = key
+                level(j, i).offer(id, weight, value, ts, key, 0L)
+              case None =>
+                level(j, i).offer(id, weight, value, ts, ts, Arith.rangeSample(a, b, base, w - 1, i))
             }
-            level(j, i).offer(e)
             i += 1
           }
         }

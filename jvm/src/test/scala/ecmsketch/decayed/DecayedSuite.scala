@@ -103,6 +103,46 @@ class DecayedSuite extends AnyFunSuite {
     }
   }
 
+  test("Level (primitive heap and id table) equals a naive model of §7.9 under random offers and raises") {
+    val rnd = new Random(42)
+    (0 until 300).foreach { round =>
+      val tau = 1 + rnd.nextInt(40)
+      val l = new Level(tau)
+      // the model: id -> key, t_i, discarded
+      val model = scala.collection.mutable.HashMap[Long, Long]()
+      var tI = Long.MinValue; var disc = false
+      val idRange = 1 + rnd.nextInt(200); val keyRange = 1 + rnd.nextInt(100)
+      (0 until 1 + rnd.nextInt(600)).foreach { _ =>
+        if (rnd.nextInt(50) == 0) {
+          val t = rnd.nextInt(keyRange).toLong
+          l.raise(t)
+          if (!disc || t > tI) { disc = true; tI = t; model.filterInPlace { case (_, k) => k > t } }
+        } else {
+          val id = rnd.nextInt(idRange).toLong; val key = rnd.nextInt(keyRange).toLong
+          l.offer(new Entry(id, 1L + id % 7, id * 0.5, key - 3, key, id * 11))
+          if ((!disc || key > tI) && !model.contains(id)) {
+            model(id) = key
+            if (model.size > tau) {
+              val m = model.values.min
+              if (!disc || m > tI) tI = m
+              disc = true
+              model.filterInPlace { case (_, k) => k != m }
+            }
+          }
+        }
+        assert(l.size == model.size, s"round $round")
+        assert(l.discarded == disc && (!disc || l.tI == tI), s"round $round")
+      }
+      val es = l.entries
+      assert(es.map(_.id).toSeq == model.keys.toSeq.sorted, s"round $round")
+      es.foreach { e =>
+        assert(e.key == model(e.id) && e.t == e.key - 3 && e.w == 1L + e.id % 7 && e.v == e.id * 0.5 && e.rs == e.id * 11)
+        assert(l.contains(e.id) && l.get(e.id).key == e.key)
+      }
+      (0 until idRange).foreach(id => assert(l.contains(id.toLong) == model.contains(id.toLong), s"round $round id $id"))
+    }
+  }
+
   test("the same id with another value or timestamp counts once (the version first held)") {
     val s = DecayedSketch.create(Some(Decay.Window(100)), 0.1, 0.05)
     s.add(DecayedSketch.idOfString("a"), 5, 1.0, 10)
