@@ -39,13 +39,13 @@ jar: $(JAR)
 
 test: setup
 	$(SBT) test
-	$(VPY) -m pytest -q tests
+	$(VPY) -m pytest -q --durations=25 tests
 
 test-scala: setup
 	$(SBT) test
 
 test-python: setup
-	$(VPY) -m pytest -q tests
+	$(VPY) -m pytest -q --durations=25 tests
 
 demo: setup
 	$(VPY) examples/demo.py
