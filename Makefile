@@ -61,6 +61,11 @@ bench: setup
 	$(VPY) bench/dyadic_bench.py
 	$(SBT) "Test/runMain ecmsketch.decayed.DecayedBench speed" "Test/runMain ecmsketch.decayed.DecayedBench constant 40 0.1"
 	$(VPY) bench/decayed_bench.py
+	# issue 14: the Python path (buffered single adds, add_many from numpy) beside probstructs and sketch_oxide
+	# when installed (optional: $(VPY) -m pip install probstructs sketch-oxide); ECM-EH vs Sl-CM at equal memory
+	$(VPY) bench/python_bench.py
+	$(SBT) "Test/runMain ecmsketch.bench.sliding.SlidingBench"
+	$(VPY) bench/sliding_figures.py
 
 clean:
 	rm -rf target project/target $(JAR) $(VENV) .pytest_cache
