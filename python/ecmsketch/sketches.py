@@ -73,6 +73,7 @@ class _Sketch:
 
 
 _I64_MIN, _I64_MAX = -2 ** 63, 2 ** 63 - 1
+_ONE = 1  # the default weight: ``value is _ONE`` (not 1.0, True or a numpy integer) takes the fast path
 #: Single adds buffered before one crossing to the JVM.
 BUFFER_ROWS = 1 << 16
 #: Above this total weight (sketch plus buffer) adds go to the JVM one by one, so that an overflow of
@@ -100,6 +101,7 @@ class _Buffered(_Sketch):
         self._bv: Optional[List[int]] = None  # buffered weights; None while all are 1
         self._bw = 0                       # sum of the buffered weights other than unit ones
         self._bkind: Optional[str] = None  # key type the buffer takes (None: no add buffered yet)
+        self._fast = False                 # integer keys (or a counter) and all buffered weights 1
         self._sync()
 
     @property
@@ -118,6 +120,7 @@ class _Buffered(_Sketch):
         self._bmin = _I64_MIN if jo.isEmpty() else int(jo.lastTs()) + self._cw
         if int(jo.count()) > _DIRECT_WEIGHT:
             self._bkind = None
+        self._fast = self._bkind is LONGS and self._bv is None
 
     def flush(self) -> None:
         """Sends the buffered adds to the JVM (reads do this themselves; there is no need to call it)."""
@@ -127,6 +130,7 @@ class _Buffered(_Sketch):
     def _flush(self) -> None:
         ts, ks, vs = self._bt, self._bk, self._bv
         self._bt, self._bk, self._bv, self._bw = [], [], None, 0
+        self._fast = self._bkind is LONGS
         self._send(ks, longs(ts), None if vs is None else longs(vs))
 
     def _send(self, keys: List[Any], ts: Any, vs: Any) -> None:
@@ -151,6 +155,7 @@ class _Buffered(_Sketch):
             return
         if v != 1 and self._bv is None:
             self._bv = [1] * len(self._bt)
+            self._fast = False
         self._bt.append(t)
         if key is not None:
             self._bk.append(key)
@@ -184,7 +189,7 @@ class EcmSketch(_Buffered):
     def create(cls, epsilon: Optional[float] = None, delta: float = 0.01, window: Optional[RangeLike] = None, *,
                window_type: str = "time", timestamps: str = "ticks", optimize_for: str = "point",
                merge_levels: int = 0, seed: int = DEFAULT_SEED, cell: str = "eh",
-               max_arrivals: Optional[int] = None) -> "EcmSketch":
+               max_arrivals: Optional[int] = None, max_bytes: Optional[int] = None) -> "EcmSketch":
         """A new empty sketch (epsilon defaults to 0.05).
 
         :param timestamps: ``'ticks'`` (integers) or ``'timestamp'`` (microseconds, as SQL TIMESTAMP;
@@ -193,11 +198,23 @@ class EcmSketch(_Buffered):
             ``'rwave'`` (randomized waves: point queries only).
         :param max_arrivals: for ``'dwave'`` cells, an upper bound on the weight in any window
             (default: no bound).
+        :param max_bytes: a memory budget instead of ``epsilon`` (``'eh'`` cells): the plan with the
+            smallest certified bound whose sketch can never serialize to more than ``max_bytes`` bytes,
+            on any stream and after any merges, as SQL ``ecm_agg(..., max_bytes => b)`` plans it.
+            ``info()`` reports the bound (``point_error_bound``) and ``max_size_bytes``.
         """
         micros = micros_and_type(timestamps, window_type)
         w = window_ticks(window, micros)
         if not isinstance(cell, str):
             raise SketchError(f"cell must be 'eh', 'dwave' or 'rwave', got {cell!r}")
+        if max_bytes is not None:
+            if epsilon is not None:
+                raise SketchError("give epsilon or max_bytes, not both")
+            if max_arrivals is not None:
+                raise SketchError("max_bytes takes 'eh' cells, which take no max_arrivals")
+            j = call(_jvm.api().ecmCreateWithin, window_type == "count", micros, w, as_int(max_bytes, "max_bytes"),
+                     float(delta), optimize_for, levels(merge_levels), int(seed), cell)
+            return cls(j)
         epsilon = 0.05 if epsilon is None else epsilon
         j = call(_jvm.api().ecmCreateCell, window_type == "count", micros, w, float(epsilon), float(delta),
                  optimize_for, levels(merge_levels), int(seed), cell, arrivals(max_arrivals))
@@ -211,12 +228,13 @@ class EcmSketch(_Buffered):
     def add(self, key: Key, ts: TimeLike, value: int = 1) -> None:
         """Adds weight ``value`` for ``key`` at ``ts`` (non-decreasing across calls)."""
         # the fast path: an int key and timestamp, weight 1, in order (buffered; checked as the JVM does)
-        if (type(key) is int and type(ts) is int and value == 1 and type(value) is int and self._bv is None
-                and self._bkind is LONGS and self._bmin <= ts <= _I64_MAX and _I64_MIN <= key <= _I64_MAX):
-            self._bt.append(ts)
+        if (value is _ONE and type(key) is int and type(ts) is int and self._fast
+                and self._bmin <= ts <= _I64_MAX and _I64_MIN <= key <= _I64_MAX):
+            bt = self._bt
+            bt.append(ts)
             self._bk.append(key)
             self._bmin = ts + self._cw
-            if len(self._bt) >= BUFFER_ROWS:
+            if len(bt) >= BUFFER_ROWS:
                 self._flush()
             return
         if ts is None:
@@ -301,11 +319,11 @@ class _Counter(_Buffered):
 
     def add(self, ts: TimeLike, value: int = 1) -> None:
         """Adds weight ``value`` at ``ts`` (non-decreasing across calls)."""
-        if (type(ts) is int and value == 1 and type(value) is int and self._bv is None and self._bkind is LONGS
-                and self._bmin <= ts <= _I64_MAX):
-            self._bt.append(ts)
+        if value is _ONE and type(ts) is int and self._fast and self._bmin <= ts <= _I64_MAX:
+            bt = self._bt
+            bt.append(ts)
             self._bmin = ts + self._cw
-            if len(self._bt) >= BUFFER_ROWS:
+            if len(bt) >= BUFFER_ROWS:
                 self._flush()
             return
         if ts is None:

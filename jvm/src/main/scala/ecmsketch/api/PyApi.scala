@@ -26,6 +26,15 @@ object PyApi {
       Planner.plan(epsilon, delta, QueryKind.fromName(optimizeFor), mergeLevels, kind), seed, arrivals(maxArrivals))
   }
 
+  /** An ECM-sketch planned for a memory budget (Planner.planWithin): the smallest certified bound whose
+    * sketch can never serialize to more than maxBytes bytes.
+    */
+  def ecmCreateWithin(countWindow: Boolean, tsMicros: Boolean, window: Long, maxBytes: Long, delta: Double,
+                      optimizeFor: String, mergeLevels: Int, seed: Long, cell: String): EcmSketch = {
+    val sp = spec(countWindow, tsMicros, window)
+    EcmSketch.create(sp, Planner.planWithin(maxBytes, delta, QueryKind.fromName(optimizeFor), mergeLevels, Planner.cellKind(cell), sp), seed)
+  }
+
   private def arrivals(u: Long): Long = if (u <= 0) CellParams.Unbounded else u
 
   def dwCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, mergeLevels: Int,
