@@ -64,7 +64,7 @@ bench: setup
 	# issue 14: the Python path (buffered single adds, add_many from numpy) beside probstructs and sketch_oxide
 	# when installed (optional: $(VPY) -m pip install probstructs sketch-oxide); ECM-EH vs Sl-CM at equal memory
 	$(VPY) bench/python_bench.py
-	$(SBT) "Test/runMain ecmsketch.bench.sliding.SlidingBench"
+	$(SBT) "Test/runMain ecmsketch.bench.sliding.SlidingBench" "Test/runMain ecmsketch.bench.sliding.SplitBench"
 	$(VPY) bench/sliding_figures.py
 
 clean:
