@@ -66,6 +66,11 @@ bench: setup $(VENV)/.bench-deps
 	$(VPY) bench/dyadic_bench.py
 	$(SBT) "Test/runMain ecmsketch.decayed.DecayedBench speed" "Test/runMain ecmsketch.decayed.DecayedBench constant 40 0.1"
 	$(VPY) bench/decayed_bench.py
+	# issue 14: the Python path (buffered single adds, add_many from numpy) beside probstructs and sketch_oxide
+	# when installed (optional: $(VPY) -m pip install probstructs sketch-oxide); ECM-EH vs Sl-CM at equal memory
+	$(VPY) bench/python_bench.py
+	$(SBT) "Test/runMain ecmsketch.bench.sliding.SlidingBench" "Test/runMain ecmsketch.bench.sliding.SplitBench"
+	$(VPY) bench/sliding_figures.py
 
 # the ECM-sketch paper's experiments (issue 12 §2): PaperBench (Scala, synthetic streams of the
 # published shape) writes bench/results/paper/*.json, then every bench/paper/exp_*.py plots into

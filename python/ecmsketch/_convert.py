@@ -81,7 +81,9 @@ def as_int(x: Any, what: str) -> int:
 def int_array(a: Any, what: str) -> np.ndarray:
     """A batch of exact integers as int64 (integral floats accepted, anything else refused)."""
     arr = np.asarray(a)
-    if arr.dtype.kind in "iu":
+    if arr.dtype.kind == "i":
+        return arr.astype(np.int64, copy=False)
+    if arr.dtype.kind == "u":
         return arr.astype(np.int64)
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(np.floor(arr) == arr):
@@ -239,10 +241,11 @@ def jvm_keys(keys: Any, what: str = "key", *, single: bool = False) -> JvmKeys:
 # ------------------------------------------------------------------------------ batches and options
 
 
-def sorted_batch(timestamps: Any, values: Any, last_ts: Optional[int]) -> Tuple[np.ndarray, np.ndarray,
-                                                                                 Optional[np.ndarray]]:
+def sorted_batch(timestamps: Any, values: Any, last_ts: Optional[int],
+                 sorted_as_none: bool = False) -> Tuple[Optional[np.ndarray], np.ndarray, Optional[np.ndarray]]:
     """Timestamps (ints, integral floats, datetimes or datetime64) and optional weights of a batch:
-    checked, and sorted by timestamp. Returns (the sorting permutation, sorted ticks, sorted weights)."""
+    checked, and sorted by timestamp. Returns (the sorting permutation, sorted ticks, sorted weights);
+    with ``sorted_as_none``, a batch already in order comes back as it is, with permutation None."""
     ts = np.asarray(timestamps)
     if ts.dtype.kind == "M":
         ts = ts.astype("datetime64[us]").astype(np.int64)
@@ -254,13 +257,16 @@ def sorted_batch(timestamps: Any, values: Any, last_ts: Optional[int]) -> Tuple[
         raise SketchError(f"timestamps and values differ in length: {len(ts)} vs {len(vs)}")
     if vs is not None and len(vs) and vs.min() < 0:
         raise SketchError(f"weight must be non-negative, got {int(vs.min())}")
-    order = np.argsort(ts, kind="stable")
-    ts = ts[order]
+    if sorted_as_none and (len(ts) < 2 or bool(np.all(ts[1:] >= ts[:-1]))):
+        order = None
+    else:
+        order = np.argsort(ts, kind="stable")
+        ts = ts[order]
     if last_ts is not None and len(ts) and ts[0] < last_ts:
         n_old = int(np.count_nonzero(ts < last_ts))
         raise SketchError(f"{n_old} timestamps precede the sketch's last timestamp {last_ts}; a sketch object takes "
                           "time in non-decreasing order across calls (sort once, or build with SQL ecm_agg)")
-    return order, ts, (None if vs is None else vs[order])
+    return order, ts, (vs if vs is None or order is None else vs[order])
 
 
 def micros_and_type(timestamps: str, window_type: str) -> bool:

@@ -50,7 +50,7 @@ def ecm_agg(key: ColumnOrName, ts: ColumnOrName, window: Window = None, epsilon:
             delta: Optional[float] = None, *, value: Optional[ColumnOrName] = None,
             window_type: Optional[str] = None, seed: Optional[int] = None, optimize_for: Optional[str] = None,
             merge_levels: Optional[int] = None, cell: Optional[str] = None,
-            max_arrivals: Optional[int] = None) -> Column:
+            max_arrivals: Optional[int] = None, max_bytes: Optional[int] = None) -> Column:
     """ECM-sketch (BINARY) of the group's rows over a sliding window.
 
     :param key: STRING, BINARY, INT or BIGINT column.
@@ -67,10 +67,13 @@ def ecm_agg(key: ColumnOrName, ts: ColumnOrName, window: Window = None, epsilon:
     :param merge_levels: cross-site merge levels to budget for (default 0).
     :param cell: ``'eh'`` (default), ``'dwave'`` or ``'rwave'`` (point queries only).
     :param max_arrivals: for ``'dwave'`` cells, a bound on the weight in any window (default none).
+    :param max_bytes: a memory budget instead of ``epsilon`` (``'eh'`` cells): the smallest certified
+        bound whose sketch can never serialize to more than ``max_bytes`` bytes (``sketch_info``
+        reports it as ``point_error_bound`` and the plan's ``max_size_bytes``).
     """
     return call_function("ecm_agg", _c(key), _c(ts), _p(window), _p(epsilon), _p(delta), _v(value),
                          _p(window_type), _p(seed), _p(optimize_for), _p(merge_levels), _p(cell),
-                         _p(max_arrivals))
+                         _p(max_arrivals), _p(max_bytes))
 
 
 def ecm_merge(sketch: ColumnOrName) -> Column:

@@ -19,8 +19,8 @@ import numpy as np
 
 from . import SketchError
 from . import _jvm
-from ._convert import (arrivals, as_int, call, decode, int_array, jbytes, jlong, jvm_array, jvm_keys, levels, longs,
-                       micros_and_type, py_value, sorted_batch)
+from ._convert import (LONGS, arrivals, as_int, call, decode, int_array, jbytes, jlong, jvm_array, jvm_keys, levels,
+                       longs, micros_and_type, py_value, sorted_batch)
 from ._units import RangeLike, TimeLike, range_ticks, time_ticks, window_ticks
 
 __all__ = ["EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch", "DyadicSketch", "DEFAULT_SEED",
@@ -68,8 +68,105 @@ class _Sketch:
         """The latest timestamp added (ticks), or None for an empty sketch."""
         return None if self._j.isEmpty() else int(self._j.lastTs())
 
-    def _sorted_batch(self, timestamps: Any, values: Any):
-        return sorted_batch(timestamps, values, self.last_ts)
+    def _sorted_batch(self, timestamps: Any, values: Any, sorted_as_none: bool = False):
+        return sorted_batch(timestamps, values, self.last_ts, sorted_as_none)
+
+
+_I64_MIN, _I64_MAX = -2 ** 63, 2 ** 63 - 1
+_ONE = 1  # the default weight: ``value is _ONE`` (not 1.0, True or a numpy integer) takes the fast path
+#: Single adds buffered before one crossing to the JVM.
+BUFFER_ROWS = 1 << 16
+#: Above this total weight (sketch plus buffer) adds go to the JVM one by one, so that an overflow of
+#: the total is reported by the add that causes it.
+_DIRECT_WEIGHT = 2 ** 62
+
+
+class _Buffered(_Sketch):
+    """A sketch whose single ``add`` calls are buffered in Python and cross to the JVM in batches.
+
+    The JVM object is ``_jo``; ``_j`` (what every read, ``to_bytes``, merge and ``info`` use) flushes
+    the buffer first, so no answer ever sees a partial state. A batch is applied in timestamp order,
+    which gives the same state, and the same bytes, as the adds one by one. Every add is checked here
+    before it is buffered (key, timestamp order, weight) with the messages the JVM gives; an add the
+    buffer cannot take as checked (the first add, a new key type, a weight near the overflow of the
+    total) flushes the buffer and goes to the JVM at once, so its error, if any, comes from this call.
+    """
+
+    def __init__(self, jobj: Any):
+        self._jo = jobj
+        self._mic = bool(jobj.spec().tsMicros())
+        self._cw = 1 if bool(jobj.spec().countWindow()) else 0
+        self._bt: List[int] = []           # buffered timestamps
+        self._bk: List[Any] = []           # buffered keys (keyed sketches)
+        self._bv: Optional[List[int]] = None  # buffered weights; None while all are 1
+        self._bw = 0                       # sum of the buffered weights other than unit ones
+        self._bkind: Optional[str] = None  # key type the buffer takes (None: no add buffered yet)
+        self._fast = False                 # integer keys (or a counter) and all buffered weights 1
+        self._sync()
+
+    @property
+    def _j(self) -> Any:
+        if self._bt:
+            self._flush()
+        return self._jo
+
+    @property
+    def _micros(self) -> bool:
+        return self._mic
+
+    def _sync(self) -> None:
+        """Reads the smallest timestamp the next add may take, and whether adds may be buffered, from the JVM."""
+        jo = self._jo
+        self._bmin = _I64_MIN if jo.isEmpty() else int(jo.lastTs()) + self._cw
+        if int(jo.count()) > _DIRECT_WEIGHT:
+            self._bkind = None
+        self._fast = self._bkind is LONGS and self._bv is None
+
+    def flush(self) -> None:
+        """Sends the buffered adds to the JVM (reads do this themselves; there is no need to call it)."""
+        if self._bt:
+            self._flush()
+
+    def _flush(self) -> None:
+        ts, ks, vs = self._bt, self._bk, self._bv
+        self._bt, self._bk, self._bv, self._bw = [], [], None, 0
+        self._fast = self._bkind is LONGS
+        self._send(ks, longs(ts), None if vs is None else longs(vs))
+
+    def _send(self, keys: List[Any], ts: Any, vs: Any) -> None:
+        raise NotImplementedError
+
+    def _direct(self, key: Any, t: int, v: int) -> None:
+        raise NotImplementedError
+
+    def _add_checked(self, key: Any, kind: Optional[str], ts: TimeLike, value: Any) -> None:
+        """The general path of ``add``: converts and checks, then buffers or adds at once."""
+        t = time_ticks(ts, self._mic, "ts")
+        if t is None:
+            raise SketchError("ts must not be None")
+        v = as_int(value, "value")
+        pending = len(self._bt) + self._bw
+        if (kind is None or kind != self._bkind or not self._bmin <= t <= _I64_MAX or not 0 <= v <= _DIRECT_WEIGHT
+                or pending + v > _DIRECT_WEIGHT):
+            self.flush()
+            self._direct(key, t, v)  # the JVM's checks and messages
+            self._bkind = kind
+            self._sync()
+            return
+        if v != 1 and self._bv is None:
+            self._bv = [1] * len(self._bt)
+            self._fast = False
+        self._bt.append(t)
+        if key is not None:
+            self._bk.append(key)
+        if self._bv is not None:
+            self._bv.append(v)
+            if v != 1:
+                self._bw += v
+        self._bmin = t + self._cw
+        if len(self._bt) >= BUFFER_ROWS:
+            self._flush()
+            self._sync()
 
 
 def _merge_all(cls: Any, kind: str, sketches: Iterable[Any], what: str) -> Any:
@@ -80,19 +177,20 @@ def _merge_all(cls: Any, kind: str, sketches: Iterable[Any], what: str) -> Any:
     return cls(call(_jvm.api().merge, kind, jvm_array("ecmsketch.core.WindowSketch", items)))
 
 
-class EcmSketch(_Sketch):
+class EcmSketch(_Buffered):
     """An ECM-sketch: Count-Min array of sliding-window counters. Point, inner-product, self-join and
-    total queries over any range within the window, mergeable order-preservingly across sites."""
+    total queries over any range within the window, mergeable order-preservingly across sites.
 
-    def __init__(self, jobj: Any):
-        self._j = jobj
+    Single ``add`` calls are buffered in Python and sent to the JVM in batches, flushed before any
+    read (queries, ``to_bytes``, merges, ``info``): the answers and bytes are those of adding one by one.
+    """
 
     @classmethod
-    def create(cls, epsilon: float = 0.05, delta: float = 0.01, window: Optional[RangeLike] = None, *,
+    def create(cls, epsilon: Optional[float] = None, delta: float = 0.01, window: Optional[RangeLike] = None, *,
                window_type: str = "time", timestamps: str = "ticks", optimize_for: str = "point",
                merge_levels: int = 0, seed: int = DEFAULT_SEED, cell: str = "eh",
-               max_arrivals: Optional[int] = None) -> "EcmSketch":
-        """A new empty sketch.
+               max_arrivals: Optional[int] = None, max_bytes: Optional[int] = None) -> "EcmSketch":
+        """A new empty sketch (epsilon defaults to 0.05).
 
         :param timestamps: ``'ticks'`` (integers) or ``'timestamp'`` (microseconds, as SQL TIMESTAMP;
             then ``window`` and ranges may be timedeltas or strings such as ``'10 minutes'``).
@@ -100,11 +198,24 @@ class EcmSketch(_Sketch):
             ``'rwave'`` (randomized waves: point queries only).
         :param max_arrivals: for ``'dwave'`` cells, an upper bound on the weight in any window
             (default: no bound).
+        :param max_bytes: a memory budget instead of ``epsilon`` (``'eh'`` cells): the plan with the
+            smallest certified bound whose sketch can never serialize to more than ``max_bytes`` bytes,
+            on any stream and after any merges, as SQL ``ecm_agg(..., max_bytes => b)`` plans it.
+            ``info()`` reports the bound (``point_error_bound``) and ``max_size_bytes``.
         """
         micros = micros_and_type(timestamps, window_type)
         w = window_ticks(window, micros)
         if not isinstance(cell, str):
             raise SketchError(f"cell must be 'eh', 'dwave' or 'rwave', got {cell!r}")
+        if max_bytes is not None:
+            if epsilon is not None:
+                raise SketchError("give epsilon or max_bytes, not both")
+            if max_arrivals is not None:
+                raise SketchError("max_bytes takes 'eh' cells, which take no max_arrivals")
+            j = call(_jvm.api().ecmCreateWithin, window_type == "count", micros, w, as_int(max_bytes, "max_bytes"),
+                     float(delta), optimize_for, levels(merge_levels), int(seed), cell)
+            return cls(j)
+        epsilon = 0.05 if epsilon is None else epsilon
         j = call(_jvm.api().ecmCreateCell, window_type == "count", micros, w, float(epsilon), float(delta),
                  optimize_for, levels(merge_levels), int(seed), cell, arrivals(max_arrivals))
         return cls(j)
@@ -116,21 +227,45 @@ class EcmSketch(_Sketch):
 
     def add(self, key: Key, ts: TimeLike, value: int = 1) -> None:
         """Adds weight ``value`` for ``key`` at ``ts`` (non-decreasing across calls)."""
-        t = time_ticks(ts, self._micros, "ts")
-        if t is None:
+        # the fast path: an int key and timestamp, weight 1, in order (buffered; checked as the JVM does)
+        if (value is _ONE and type(key) is int and type(ts) is int and self._fast
+                and self._bmin <= ts <= _I64_MAX and _I64_MIN <= key <= _I64_MAX):
+            bt = self._bt
+            bt.append(ts)
+            self._bk.append(key)
+            self._bmin = ts + self._cw
+            if len(bt) >= BUFFER_ROWS:
+                self._flush()
+            return
+        if ts is None:
             raise SketchError("ts must not be None")
         k = jvm_keys(key, "key", single=True)
-        call(self._j.add, k.jvm(), t, as_int(value, "value"))
+        self._add_checked(k.values, k.kind, ts, value)
+
+    def _direct(self, key: Any, t: int, v: int) -> None:
+        call(self._jo.add, jbytes(key) if isinstance(key, bytes) else key, t, v)
+
+    def _send(self, keys: List[Any], ts: Any, vs: Any) -> None:
+        import jpype
+        if self._bkind is LONGS:
+            jk = jpype.JArray(jpype.JLong)(np.array(keys, dtype=np.int64))
+        elif isinstance(keys[0], str):
+            jk = jpype.JArray(jpype.JString)(keys)
+        else:
+            jk = jpype.JArray(jpype.JArray(jpype.JByte))([jbytes(k) for k in keys])
+        call(getattr(_jvm.api(), "ecmAdd" + str(self._bkind)), self._jo, jk, ts, vs)
 
     def add_many(self, keys: Any, timestamps: Any, values: Any = None) -> None:
         """Adds a batch (numpy arrays or sequences). The batch may be in any order; it is sorted by
-        timestamp, and must not precede the sketch's last timestamp."""
+        timestamp, and must not precede the sketch's last timestamp. int64 numpy arrays of keys and
+        timestamps (already sorted, or not) cross to the JVM without per-element conversion."""
         ks = jvm_keys(keys, "keys")
         if len(ks) != len(timestamps):
             raise SketchError(f"keys and timestamps differ in length: {len(ks)} vs {len(timestamps)}")
-        order, ts, vs = self._sorted_batch(timestamps, values)
-        call(getattr(_jvm.api(), "add" + ks.kind), self._j, ks.jvm(order), longs(ts),
+        order, ts, vs = self._sorted_batch(timestamps, values, True)
+        call(getattr(_jvm.api(), "ecmAdd" + ks.kind), self._jo, ks.jvm(order), longs(ts),
              None if vs is None else longs(vs))
+        self._sync()
 
     def _fp(self, key: Key):
         return call(self._j.fingerprintFor, jvm_keys(key, "key", single=True).jvm())
@@ -171,13 +306,11 @@ class EcmSketch(_Sketch):
                 f"merge_depth={i['merge_depth']}, error_bound={i['error_bound']:.4g}, total_weight={i['total_weight']})")
 
 
-class _Counter(_Sketch):
-    """A sliding-window counter sketch (exponential histogram or deterministic wave)."""
+class _Counter(_Buffered):
+    """A sliding-window counter sketch (exponential histogram or deterministic wave). Single ``add``
+    calls are buffered in Python and sent to the JVM in batches, flushed before any read."""
 
     _kind = ""  # the registered sketch kind ('eh', 'dwave')
-
-    def __init__(self, jobj: Any):
-        self._j = jobj
 
     @classmethod
     def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> Any:
@@ -186,15 +319,28 @@ class _Counter(_Sketch):
 
     def add(self, ts: TimeLike, value: int = 1) -> None:
         """Adds weight ``value`` at ``ts`` (non-decreasing across calls)."""
-        t = time_ticks(ts, self._micros, "ts")
-        if t is None:
+        if value is _ONE and type(ts) is int and self._fast and self._bmin <= ts <= _I64_MAX:
+            bt = self._bt
+            bt.append(ts)
+            self._bmin = ts + self._cw
+            if len(bt) >= BUFFER_ROWS:
+                self._flush()
+            return
+        if ts is None:
             raise SketchError("ts must not be None")
-        call(self._j.add, t, as_int(value, "value"))
+        self._add_checked(None, LONGS, ts, value)
+
+    def _direct(self, key: Any, t: int, v: int) -> None:
+        call(self._jo.add, t, v)
+
+    def _send(self, keys: List[Any], ts: Any, vs: Any) -> None:
+        call(_jvm.api().addMany, self._jo, ts, vs)
 
     def add_many(self, timestamps: Any, values: Any = None) -> None:
         """Adds a batch in any order (sorted here; must not precede the last timestamp)."""
-        _, ts, vs = self._sorted_batch(timestamps, values)
-        call(_jvm.api().addMany, self._j, longs(ts), None if vs is None else longs(vs))
+        _, ts, vs = self._sorted_batch(timestamps, values, True)
+        call(_jvm.api().addMany, self._jo, longs(ts), None if vs is None else longs(vs))
+        self._sync()
 
     def count(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
         """Estimated weight in ``(now - range, now]``, within ``error_bound`` relative error."""

@@ -26,6 +26,15 @@ object PyApi {
       Planner.plan(epsilon, delta, QueryKind.fromName(optimizeFor), mergeLevels, kind), seed, arrivals(maxArrivals))
   }
 
+  /** An ECM-sketch planned for a memory budget (Planner.planWithin): the smallest certified bound whose
+    * sketch can never serialize to more than maxBytes bytes.
+    */
+  def ecmCreateWithin(countWindow: Boolean, tsMicros: Boolean, window: Long, maxBytes: Long, delta: Double,
+                      optimizeFor: String, mergeLevels: Int, seed: Long, cell: String): EcmSketch = {
+    val sp = spec(countWindow, tsMicros, window)
+    EcmSketch.create(sp, Planner.planWithin(maxBytes, delta, QueryKind.fromName(optimizeFor), mergeLevels, Planner.cellKind(cell), sp), seed)
+  }
+
   private def arrivals(u: Long): Long = if (u <= 0) CellParams.Unbounded else u
 
   def dwCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, mergeLevels: Int,
@@ -63,6 +72,59 @@ object PyApi {
     var i = 0
     while (i < keys.length) { s.addKey(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
   }
+
+  /** Rows sorted by timestamp into an ECM-sketch: Python's buffered `add` and its `add_many`
+    * (vs = null means weight 1). Deterministic cells take them through [[EcmSketch.addSortedBatch]]
+    * (the same state as adding them one by one, with the work grouped cell by cell); randomized-wave
+    * cells one by one, so that their bytes too are those of single adds.
+    */
+  def ecmAddLongs(s: EcmSketch, keys: Array[Long], ts: Array[Long], vs: Array[Long]): Unit = {
+    checkBatch(keys.length, ts, vs)
+    if (keys.length > 0) {
+      s.setKeyType(KeyType.Long)
+      val fps = new Array[Long](keys.length)
+      var i = 0
+      while (i < keys.length) { fps(i) = Hashing.fingerprintLong(keys(i)); i += 1 }
+      addFps(s, fps, ts, vs)
+    }
+  }
+
+  /** String keys (UTF-8), as [[ecmAddLongs]]. */
+  def ecmAddStrings(s: EcmSketch, keys: Array[String], ts: Array[Long], vs: Array[Long]): Unit = {
+    checkBatch(keys.length, ts, vs)
+    if (keys.length > 0) {
+      s.setKeyType(KeyType.String)
+      val fps = new Array[Long](keys.length)
+      var i = 0
+      while (i < keys.length) {
+        SketchException.require(keys(i) != null, "key must not be null")
+        fps(i) = Hashing.fingerprintString(keys(i)); i += 1
+      }
+      addFps(s, fps, ts, vs)
+    }
+  }
+
+  /** Binary keys, as [[ecmAddLongs]]. */
+  def ecmAddBytes(s: EcmSketch, keys: Array[Array[Byte]], ts: Array[Long], vs: Array[Long]): Unit = {
+    checkBatch(keys.length, ts, vs)
+    if (keys.length > 0) {
+      s.setKeyType(KeyType.Binary)
+      val fps = new Array[Long](keys.length)
+      var i = 0
+      while (i < keys.length) {
+        SketchException.require(keys(i) != null, "key must not be null")
+        fps(i) = Hashing.fingerprintBytes(keys(i)); i += 1
+      }
+      addFps(s, fps, ts, vs)
+    }
+  }
+
+  private def addFps(s: EcmSketch, fps: Array[Long], ts: Array[Long], vs: Array[Long]): Unit =
+    if (s.plan.deterministicCells) s.addSortedBatch(fps, ts, weights(vs, fps.length), 0, fps.length)
+    else { var i = 0; while (i < fps.length) { s.addFingerprint(fps(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 } }
+
+  private def weights(vs: Array[Long], n: Int): Array[Long] =
+    if (vs != null) vs else { val a = new Array[Long](n); java.util.Arrays.fill(a, 1L); a }
 
   def addMany(s: CounterSketch, ts: Array[Long], vs: Array[Long]): Unit = {
     checkBatch(ts.length, ts, vs)

@@ -13,8 +13,11 @@ object Bounds {
   /** Relative error of a cell of epsilon `cellEps` after `depth` merge levels: (1 + e)^(depth+1) - 1. */
   def compound(cellEps: Double, depth: Int): Double = StrictMath.pow(1.0 + cellEps, depth + 1.0) - 1.0
 
+  /** The smallest epsilon a plan may ask for. */
+  final val MinEpsilon = 0.001
+
   def checkEpsilon(epsilon: Double): Unit =
-    SketchException.require(!epsilon.isNaN && epsilon >= 0.001 && epsilon < 1.0,
+    SketchException.require(!epsilon.isNaN && epsilon >= MinEpsilon && epsilon < 1.0,
       s"epsilon must be in [0.001, 1), got $epsilon")
 
   def checkLevels(levels: Int): Unit =

@@ -110,6 +110,10 @@ abstract class CellKind(val id: Int, val name: String) {
   def info(f: CellFamily): Map[String, Any] = Map.empty
   /** max_arrivals of a merge of several contributing sketches (see DwConfig.mergedArrivals). */
   def mergedArrivals(us: Seq[Long], sameStream: Boolean): Long = CellParams.Unbounded
+  /** The largest encoding (bytes) one cell of these parameters can have in an ECM-sketch, on any
+    * stream and after any merges; None when the kind has no such bound (max_bytes refuses it).
+    */
+  def worstCellBytes(p: CellParams): Option[Long] = None
 }
 
 /** Every sketch and cell kind, in one list outside core (the registration file). */

@@ -17,14 +17,16 @@ object SketchDescription {
     // async sketches
     "measure", "sample_capacity", "tradeoff_level", "identity", "levels_used", "retained",
     // decayed sketches
-    "decay", "decay_param", "tau", "constant", "max_weight", "resolution", "stored_entries")
+    "decay", "decay_param", "tau", "constant", "max_weight", "resolution", "stored_entries",
+    // ECM-sketches with EH cells: the largest size the plan allows on any stream (what max_bytes bounds)
+    "max_size_bytes")
 
   private val notApplicable: Map[String, Any] = Seq("cell_kind", "max_arrivals", "cell_delta", "wave_capacity", "wave_instances",
     "delta", "width", "depth", "cm_epsilon", "optimize_for", "key_type", "seed", "point_error_bound",
     "total_error_bound", "inner_product_error_bound", "universe_bits", "range_error_bound", "quantile_rank_error_bound",
     "heavy_hitter_error_bound", "candidates", "candidate_recall_floor",
     "measure", "sample_capacity", "tradeoff_level", "identity", "levels_used", "retained",
-    "decay", "decay_param", "tau", "constant", "max_weight", "resolution", "stored_entries").map(_ -> null).toMap
+    "decay", "decay_param", "tau", "constant", "max_weight", "resolution", "stored_entries", "max_size_bytes").map(_ -> null).toMap
 
   def describe(s: WindowSketch, sizeBytes: Int): Map[String, Any] = {
     val common = Map[String, Any](

@@ -75,7 +75,8 @@ object EcmKind extends SketchKind[EcmSketch](2, "ecm") {
       "cm_epsilon" -> e.plan.cmEpsilon, "optimize_for" -> e.plan.kind.name, "key_type" -> KeyType.name(e.keyType),
       "seed" -> e.seed, "point_error_bound" -> e.pointErrorBound,
       "inner_product_error_bound" -> (if (det) e.innerProductErrorBound(e) else null),
-      "total_error_bound" -> (if (det) e.totalErrorBound else null))
+      "total_error_bound" -> (if (det) e.totalErrorBound else null),
+      "max_size_bytes" -> Planner.worstCaseBytes(e.spec, e.plan).map(Long.box).orNull)
   }
 
   def errorBound(s: EcmSketch): Double = s.errorBound

@@ -1,6 +1,6 @@
 package ecmsketch.ecm
 
-import ecmsketch.core.{Bounds, CellFamily, Registry, SketchException}
+import ecmsketch.core.{Bounds, CellFamily, CellParams, Codec, Registry, SketchException, WindowSpec}
 
 /** The query kind a sketch's parameters are optimized for. */
 sealed abstract class QueryKind(val id: Int, val name: String)
@@ -116,5 +116,56 @@ object Planner {
     SketchException.require(width <= MaxWidth && depth <= MaxDepth && width.toLong * depth <= MaxCells,
       s"epsilon $epsilon / delta $delta need a ${width}x$depth array, more than the supported $MaxCells cells")
     EcmPlan(epsilon, delta, kind, levels, cellEps, epsCm, width, depth)
+  }
+
+  /** The largest serialized size (format v1) an ECM-sketch of `plan` over `spec` can reach, on any
+    * stream and after any merges (they keep the plan): its header, exact, plus width x depth cells
+    * at [[ecmsketch.core.CellKind.worstCellBytes]]. None when the cell kind has no such bound.
+    */
+  def worstCaseBytes(spec: WindowSpec, plan: EcmPlan): Option[Long] =
+    Registry.cellKindOrFail(plan.cellKind).worstCellBytes(
+      CellParams(plan.cellEpsilon, spec.window, 0L, plan.cellDelta, CellParams.Unbounded)).map { cell =>
+      val cells = plan.width.toLong * plan.depth
+      val empty = Codec.encode(EcmKind, EcmSketch.create(spec, plan)).length.toLong // header + 1 byte per empty cell
+      empty - cells + cells * cell
+    }
+
+  /** The largest epsilon tried by [[planWithin]]. */
+  final val MaxBudgetEpsilon = 0.99
+
+  /** The plan with the smallest certified bound whose worst-case size ([[worstCaseBytes]]) is at most
+    * `maxBytes`: `delta`, the query kind, the merge levels and the cell kind as given, the journal's
+    * split of epsilon (for a bound max(e_sw, (1 + e_sw) eps_cm) the balanced split is the one of
+    * least memory), epsilon found by bisection (the worst case grows as epsilon shrinks). Refused with
+    * a message giving the smallest budget that fits when even epsilon 0.99 does not, and for cells
+    * without a worst-case size (waves).
+    */
+  def planWithin(maxBytes: Long, delta: Double, kind: QueryKind, levels: Int, cellKind: Int, spec: WindowSpec): EcmPlan = {
+    val ck = Registry.cellKind(cellKind).getOrElse(throw new SketchException(s"unknown cell kind $cellKind"))
+    SketchException.require(maxBytes > 0, s"max_bytes must be a positive integer, got $maxBytes")
+    def sized(eps: Double): Option[(EcmPlan, Long)] = {
+      val p = try Some(plan(eps, delta, kind, levels, cellKind)) catch { case _: SketchException => None }
+      p.flatMap(q => worstCaseBytes(spec, q).map(q -> _))
+    }
+    val (hiPlan, hiBytes) = sized(MaxBudgetEpsilon).getOrElse {
+      plan(MaxBudgetEpsilon, delta, kind, levels, cellKind) // its own message when the arguments are bad
+      throw new SketchException(s"max_bytes needs 'eh' cells (a worst-case size is known for them only), not '${ck.name}'")
+    }
+    SketchException.require(hiBytes <= maxBytes,
+      s"max_bytes $maxBytes is too small: even epsilon $MaxBudgetEpsilon (a ${hiPlan.width}x${hiPlan.depth} array for delta $delta, " +
+        s"$levels merge levels) may need $hiBytes bytes on some stream; give max_bytes >= $hiBytes or a larger delta")
+    var lo = Bounds.MinEpsilon
+    var hi = MaxBudgetEpsilon
+    var best = hiPlan
+    var it = 0
+    while (it < 40 && hi - lo > 1e-6 * hi) {
+      val mid = math.sqrt(lo * hi)
+      sized(mid) match {
+        case Some((p, b)) if b <= maxBytes => hi = mid; best = p
+        case _ => lo = mid
+      }
+      it += 1
+    }
+    best
   }
 }

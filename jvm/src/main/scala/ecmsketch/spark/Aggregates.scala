@@ -160,30 +160,38 @@ private[spark] object KeyPrint {
 }
 
 /** `ecm_agg(key, ts [, window [, epsilon [, delta]]], value =>, window_type =>, seed =>,
-  * optimize_for =>, merge_levels =>, cell =>, max_arrivals =>)`: builds an ECM-sketch (BINARY)
+  * optimize_for =>, merge_levels =>, cell =>, max_arrivals =>, max_bytes =>)`: builds an ECM-sketch (BINARY)
   * over the rows of a group, with exponential-histogram ('eh', default), deterministic-wave
   * ('dwave') or randomized-wave ('rwave') cells. Rows with a NULL key, ts or value are skipped.
-  * Rows may come in any order (see [[Ingest]]).
+  * Rows may come in any order (see [[Ingest]]). `max_bytes` replaces epsilon by a memory budget:
+  * the plan of smallest certified bound whose sketch can never serialize to more ([[Planner.planWithin]]).
   */
 case class EcmAgg(key: Expression, ts: Expression, window: Expression, epsilon: Expression, delta: Expression,
                   value: Expression, windowType: Expression, seed: Expression, optimizeFor: Expression,
-                  mergeLevels: Expression, cell: Expression, maxArrivals: Expression,
+                  mergeLevels: Expression, cell: Expression, maxArrivals: Expression, maxBytes: Expression = Args.Default,
                   mutableAggBufferOffset: Int = 0, inputAggBufferOffset: Int = 0)
     extends IngestAgg[EcmSketch] {
 
   override def prettyName: String = "ecm_agg"
 
   override def children: Seq[Expression] =
-    Seq(key, ts, window, epsilon, delta, value, windowType, seed, optimizeFor, mergeLevels, cell, maxArrivals)
+    Seq(key, ts, window, epsilon, delta, value, windowType, seed, optimizeFor, mergeLevels, cell, maxArrivals, maxBytes)
 
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmAgg =
     copy(key = c(0), ts = c(1), window = c(2), epsilon = c(3), delta = c(4), value = c(5), windowType = c(6),
-      seed = c(7), optimizeFor = c(8), mergeLevels = c(9), cell = c(10), maxArrivals = c(11))
+      seed = c(7), optimizeFor = c(8), mergeLevels = c(9), cell = c(10), maxArrivals = c(11), maxBytes = c(12))
 
   private lazy val cellKind = Planner.cellKind(Args.constString(cell, fn, "cell", "eh"))
-  private lazy val plan = Planner.plan(
-    Args.constDouble(epsilon, fn, "epsilon", 0.05), Args.constDouble(delta, fn, "delta", 0.01),
-    QueryKind.fromName(Args.constString(optimizeFor, fn, "optimize_for", "point")), levels, cellKind)
+  private lazy val plan = {
+    val d = Args.constDouble(delta, fn, "delta", 0.01)
+    val kind = QueryKind.fromName(Args.constString(optimizeFor, fn, "optimize_for", "point"))
+    val budget = Args.constLong(maxBytes, fn, "max_bytes", 0L)
+    if (Args.isDefault(maxBytes)) Planner.plan(Args.constDouble(epsilon, fn, "epsilon", 0.05), d, kind, levels, cellKind)
+    else {
+      if (!Args.isDefault(epsilon)) throw new SketchException(s"$fn: give epsilon or max_bytes, not both")
+      Planner.planWithin(budget, d, kind, levels, cellKind, spec)
+    }
+  }
   private lazy val hashSeed = Args.constLong(seed, fn, "seed", EcmSketch.DefaultSeed)
   private lazy val keyKind = Args.keyType(key, fn)
   private lazy val arrivals = Args.maxArrivals(maxArrivals, fn)

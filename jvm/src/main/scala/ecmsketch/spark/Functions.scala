@@ -25,12 +25,13 @@ object Functions {
   val all: Seq[Fn] = Seq(
     Fn("ecm_agg",
       Seq(req("key"), req("ts"), opt("window"), opt("epsilon"), opt("delta"), opt("value"), opt("window_type"),
-        opt("seed"), opt("optimize_for"), opt("merge_levels"), opt("cell"), opt("max_arrivals")),
-      a => EcmAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8), a(9), a(10), a(11)),
+        opt("seed"), opt("optimize_for"), opt("merge_levels"), opt("cell"), opt("max_arrivals"), opt("max_bytes")),
+      a => EcmAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8), a(9), a(10), a(11), a(12)),
       "_FUNC_(key, ts [, window [, epsilon [, delta]]] [, value => w] [, window_type => 'time'|'count'] [, seed => s] " +
         "[, optimize_for => 'point'|'inner_product'] [, merge_levels => h] [, cell => 'eh'|'dwave'|'rwave'] " +
-        "[, max_arrivals => u]) - ECM-sketch (BINARY) of the group's rows over a sliding window, with exponential-histogram, " +
+        "[, max_arrivals => u] [, max_bytes => b]) - ECM-sketch (BINARY) of the group's rows over a sliding window, with exponential-histogram, " +
         "deterministic-wave or randomized-wave cells. Defaults: unbounded window, epsilon 0.05, delta 0.01, cell 'eh'. " +
+        "max_bytes (instead of epsilon; 'eh' cells) picks the smallest epsilon whose sketch can never serialize to more than b bytes. " +
         "NULL key, ts or value rows are skipped.",
       "agg_funcs", classOf[EcmAgg].getName),
     Fn("ecm_merge", Seq(req("sketch")), a => EcmMergeAgg(a(0)),

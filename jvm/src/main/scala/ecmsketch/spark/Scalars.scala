@@ -519,7 +519,9 @@ object SketchInfo {
     // decayed sketches
     StructField("decay", StringType), StructField("decay_param", DoubleType), StructField("tau", IntegerType),
     StructField("constant", DoubleType), StructField("max_weight", LongType), StructField("resolution", LongType),
-    StructField("stored_entries", IntegerType)))
+    StructField("stored_entries", IntegerType),
+    // ECM-sketches with EH cells
+    StructField("max_size_bytes", LongType)))
 
   def describe(s: WindowSketch, sizeBytes: Int): Map[String, Any] = SketchDescription.describe(s, sizeBytes)
   assert(schema.fieldNames.toSeq == SketchDescription.fields)
