@@ -116,7 +116,7 @@ class DecayedSuite extends AnyFunSuite {
         if (rnd.nextInt(50) == 0) {
           val t = rnd.nextInt(keyRange).toLong
           l.raise(t)
-          if (!disc || t > tI) { disc = true; tI = t; model --= model.collect { case (id, k) if k <= t => id } }
+          if (!disc || t > tI) { disc = true; tI = t; model --= model.collect { case (x, k) if k <= t => x } }
         } else {
           val id = rnd.nextInt(idRange).toLong; val key = rnd.nextInt(keyRange).toLong
           l.offer(new Entry(id, 1L + id % 7, id * 0.5, key - 3, key, id * 11))
@@ -126,7 +126,7 @@ class DecayedSuite extends AnyFunSuite {
               val m = model.values.min
               if (!disc || m > tI) tI = m
               disc = true
-              model --= model.collect { case (id, k) if k == m => id }
+              model --= model.collect { case (x, k) if k == m => x }
             }
           }
         }
