@@ -108,6 +108,9 @@ object SketchOps {
   *    [[Ingest.MaxForeign]] runs taken over from other partial aggregates are merged early, in
   *    [[absorb]], or in [[serialize]] when this aggregate's own runs would push a bundle past
   *    MaxForeign + 1 runs: one more level each time.
+  *  - [[serialize]] drops the runs taken over that lie a whole window behind the clock (no query
+  *    reaches them), so a Structured Streaming state, which takes over the runs of every
+  *    micro-batch, holds the runs of the last window (docs/DESIGN.md, "Streaming and late rows").
   * Every merge is counted in the sketch's depth, so the reported bound always holds.
   */
 final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt: Long = 0L, prune: Boolean = true) {
