@@ -61,6 +61,10 @@ bench: setup
 	$(VPY) bench/dyadic_bench.py
 	$(SBT) "Test/runMain ecmsketch.decayed.DecayedBench speed" "Test/runMain ecmsketch.decayed.DecayedBench constant 40 0.1"
 	$(VPY) bench/decayed_bench.py
+	# streaming state over 10,000 micro-batches with 5 % late rows (issue 13 §1): the state-store cycle,
+	# then a real streaming run of 200 micro-batches beside it
+	$(SBT) "Test/runMain ecmsketch.bench.StreamingBench"
+	$(VPY) bench/streaming_bench.py
 
 clean:
 	rm -rf target project/target $(JAR) $(VENV) .pytest_cache
