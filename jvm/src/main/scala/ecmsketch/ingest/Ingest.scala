@@ -297,7 +297,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
     _droppedMinTs = math.min(_droppedMinTs, other._droppedMinTs)
     if (_annex != null) _annex.absorb(other._annex)
     // Too many inputs to hold: drop those out of reach, merge the rest now (one more level, counted in the depth).
-    if (foreign.size > MaxForeign) { pruneForeign(); if (foreign.size > MaxForeign) mergeForeign() }
+    if (foreign.size > MaxForeign) { pruneForeign(); if (foreign.size > MaxForeign) mergeForeign(MaxForeign) }
   }
 
   /** Drops the runs taken over from other partial aggregates that lie a whole window behind the
@@ -333,14 +333,33 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
   }
 
   /** Merges the runs taken over from other partial aggregates into one of the main plan (one more
-    * level, counted in the depth).
+    * level, counted in the depth), leaving `room` runs at most. Runs that an earlier early merge
+    * made (runs of the main plan's cells at depth >= 1) are left out while they fit, so that early
+    * merges do not compound: every run merged here has depth 0 (or is a fine side run, within
+    * depth 0 at the plan's cells), and the result has depth 1, whatever number of early merges
+    * came before. A streaming state drops such a run once it lies a window behind
+    * ([[pruneForeign]]). When the earlier merged runs alone fill `room`, all runs are merged.
     */
-  private def mergeForeign(): Unit = {
-    val merged = ops.mergeRuns(foreign.toSeq.map(ops.decode))
-    foreign.clear()
-    foreign += ops.encode(merged)
+  private def mergeForeign(room: Int): Unit = {
+    val runs = foreign.toSeq.map(ops.decode)
+    val earlier = runs.indices.filter(i => runs(i).mergeDepth >= 1 && runs(i).cellEpsilon == mainCellEpsilon)
+    val fresh = runs.indices.filterNot(earlier.toSet)
+    if (fresh.size > 1 && earlier.size + 1 <= room) {
+      val merged = ops.mergeRuns(fresh.map(runs))
+      val keep = earlier.map(foreign)
+      foreign.clear()
+      foreign ++= keep
+      foreign += ops.encode(merged)
+    } else {
+      val merged = ops.mergeRuns(runs)
+      foreign.clear()
+      foreign += ops.encode(merged)
+    }
     foreignFine = false
   }
+
+  /** Cell epsilon of the main plan (runs of finer cells are fine side runs). */
+  private lazy val mainCellEpsilon: Double = ops.create().cellEpsilon
 
   /** The sketch of every row added or absorbed: a single n-way merge of all runs. */
   def result(): S = {
@@ -361,7 +380,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
     pruneForeign()
     // a bundle holds at most MaxForeign + 1 runs (the limit [[Ingest.deserialize]] accepts): when this
     // aggregate's own runs and the runs it took over would exceed it, the latter are merged first
-    if (foreign.size > 1 && local.size + foreign.size > MaxForeign + 1) mergeForeign()
+    if (foreign.size > 1 && local.size + foreign.size > MaxForeign + 1) mergeForeign(MaxForeign + 1 - local.size)
     // version 2 only when a run may be a fine side run, which a version-1 reader cannot merge
     Bundle.write(BundleMagic, if (holdsFine) BundleVersion else 1, local.map(ops.encode) ++ foreign) { out =>
       out.putVarLong(_dropped)

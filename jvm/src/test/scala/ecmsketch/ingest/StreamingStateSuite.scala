@@ -108,4 +108,26 @@ class StreamingStateSuite extends AnyFunSuite {
       }
     }
   }
+
+  test("over 4,096 runs within one window: early merges do not compound, depth 2 at most, merge_levels => 1 keeps epsilon") {
+    // 50 input partitions a batch and a window of 200 batches: 10,000 runs reach into the window
+    val sp = WindowSpec(countWindow = false, tsMicros = false, window = 200 * ticks)
+    val ops = SketchOps.eh(() => EhSketch.create(sp, 0.1, 2)) // merge_levels => 1: two planned levels
+    val c = new StreamCycle(ops, sp.window, partitions = 50, ticksPerBatch = ticks, seed = 21)
+    var deepest = 0
+    var last: EhSketch = null
+    for (b <- 1 to 300) {
+      last = c.step()
+      deepest = math.max(deepest, last.mergeDepth)
+      assert(last.mergeDepth <= 2 && last.errorBound <= 0.1, s"batch $b: depth ${last.mergeDepth}")
+      if (b % 50 == 0) assert(c.stateRuns <= Ingest.MaxForeign + 1, s"batch $b: ${c.stateRuns} runs")
+    }
+    assert(deepest == 2) // the early merges happened (from batch 82 on) and cost one level, once
+    val rows = c.rows.toSeq
+    val now = last.lastTs
+    for (r <- Seq(1L, 100L, 5000L, sp.window)) {
+      val e = exact(rows, now, r)
+      assert(math.abs(last.count(r, null) - e) <= last.errorBound * e + 1e-9, s"r=$r")
+    }
+  }
 }
