@@ -107,7 +107,8 @@ object SketchOps {
   *    so any row order gives merge depth 1 (0 for time-ordered rows of one ingest). Over
   *    [[Ingest.MaxForeign]] runs taken over from other partial aggregates are merged early, in
   *    [[absorb]], or in [[serialize]] when this aggregate's own runs would push a bundle past
-  *    MaxForeign + 1 runs: one more level each time.
+  *    MaxForeign + 1 runs: one more level, once (a later early merge leaves out the runs earlier
+  *    ones made, so the levels do not add up while those fit a bundle).
   *  - [[serialize]] drops the runs taken over that lie a whole window behind the clock (no query
   *    reaches them), so a Structured Streaming state, which takes over the runs of every
   *    micro-batch, holds the runs of the last window (docs/DESIGN.md, "Streaming and late rows").
