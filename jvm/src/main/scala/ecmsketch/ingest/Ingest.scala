@@ -140,6 +140,8 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
   private var _droppedMinTs = Long.MaxValue
   private var _late = 0L
   private var _expiredRuns = 0L
+  /** Whether this ingest took over another's runs (a merge buffer: only those drop expired runs). */
+  private var absorbed = false
   /** Runs created so far (each takes a different event-id salt, see [[runSalt]]). */
   private var runsMade = 0
 
@@ -290,6 +292,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
   /** Takes over the runs of another partial aggregate (kept as bytes until [[result]]). */
   def absorb(other: Ingest[S]): Unit = {
     if (other eq this) throw new IllegalArgumentException("an ingest cannot absorb itself")
+    absorbed = true
     foreign ++= other.runBytes()
     foreignFine ||= other.holdsFine
     _dropped += other._dropped; _late += other._late
@@ -378,7 +381,9 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
   /** Serialized partial state: a bundle of finished runs (docs/FORMAT.md, "partial bundle"). */
   def serialize(): Array[Byte] = {
     val local = localRuns()
-    pruneForeign()
+    // a merge buffer (a streaming state among them) drops the runs out of reach; a bundle read and
+    // written again without taking anything over keeps its bytes
+    if (absorbed) pruneForeign()
     // a bundle holds at most MaxForeign + 1 runs (the limit [[Ingest.deserialize]] accepts): when this
     // aggregate's own runs and the runs it took over would exceed it, the latter are merged first
     if (foreign.size > 1 && local.size + foreign.size > MaxForeign + 1) mergeForeign(MaxForeign + 1 - local.size)
