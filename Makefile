@@ -72,6 +72,11 @@ bench: setup $(VENV)/.bench-deps
 	$(SBT) "Test/runMain ecmsketch.bench.sliding.SlidingBench" "Test/runMain ecmsketch.bench.sliding.SplitBench"
 	$(VPY) bench/sliding_figures.py
 
+	# streaming state over 10,000 micro-batches with 5 % late rows (issue 13 §1): the state-store cycle,
+	# then a real streaming run of 200 micro-batches beside it
+	$(SBT) "Test/runMain ecmsketch.bench.StreamingBench"
+	$(VPY) bench/streaming_bench.py
+
 # the ECM-sketch paper's experiments (issue 12 §2): PaperBench (Scala, synthetic streams of the
 # published shape) writes bench/results/paper/*.json, then every bench/paper/exp_*.py plots into
 # docs/figures/paper_*.png and writes its tables (docs/EXPERIMENTS.md explains them)

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
@@ -18,3 +20,17 @@ def test_streaming_async_example_runs():
     assert lines[0] == "3 micro-batches, a restart from the checkpoint, then 3 more"
     assert "merge depth 0, certified epsilon 0.1" in lines[1]
     assert lines[-1].endswith("one batch aggregate over all rows: True")
+
+
+# ---- examples/streaming.py (issue 13 §1): ECM, EH, deterministic-wave and distinct sketches in the state
+@pytest.mark.slow
+def test_streaming_example_runs():
+    env = dict(os.environ, STREAM_BATCHES="6", PYTHONPATH=os.path.join(ROOT, "python"))
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "streaming.py")],
+                         capture_output=True, text=True, env=env, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = out.stdout.strip().splitlines()
+    assert lines[0] == "3 micro-batches, a restart from the checkpoint, then 3 more"
+    sites = [x for x in lines if x.startswith("site ")]
+    assert len(sites) == 3 and all("merge depth 1" in x for x in sites), sites
+    assert lines[-1] == "every count, sum and client's bytes within its certified bound of the exact answer: True"

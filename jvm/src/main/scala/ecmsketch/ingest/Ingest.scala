@@ -107,10 +107,14 @@ object SketchOps {
   *    so any row order gives merge depth 1 (0 for time-ordered rows of one ingest). Over
   *    [[Ingest.MaxForeign]] runs taken over from other partial aggregates are merged early, in
   *    [[absorb]], or in [[serialize]] when this aggregate's own runs would push a bundle past
-  *    MaxForeign + 1 runs: one more level each time.
+  *    MaxForeign + 1 runs: one more level, once (a later early merge leaves out the runs earlier
+  *    ones made, so the levels do not add up while those fit a bundle).
+  *  - [[serialize]] drops the runs taken over that lie a whole window behind the clock (no query
+  *    reaches them), so a Structured Streaming state, which takes over the runs of every
+  *    micro-batch, holds the runs of the last window (docs/DESIGN.md, "Streaming and late rows").
   * Every merge is counted in the sketch's depth, so the reported bound always holds.
   */
-final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt: Long = 0L) {
+final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt: Long = 0L, prune: Boolean = true) {
   import Ingest._
 
   private var bufTs = new Array[Long](InitialBuffer)
@@ -135,6 +139,9 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
   private var _droppedWeight = 0L
   private var _droppedMinTs = Long.MaxValue
   private var _late = 0L
+  private var _expiredRuns = 0L
+  /** Whether this ingest took over another's runs (a merge buffer: only those drop expired runs). */
+  private var absorbed = false
   /** Runs created so far (each takes a different event-id salt, see [[runSalt]]). */
   private var runsMade = 0
 
@@ -148,6 +155,12 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
   def dropped: Long = _dropped
   /** Rows that arrived behind the main run (they went into side runs). */
   def late: Long = _late
+  /** Runs taken over from other partial aggregates and dropped because they lay a whole window
+    * behind the clock (by this ingest, not by those it absorbed).
+    */
+  def expiredRuns: Long = _expiredRuns
+  /** Runs taken over from other partial aggregates and still held (as bytes). */
+  def foreignRunCount: Int = foreign.size
   /** Side runs built so far by this ingest (not counting those of absorbed aggregates). */
   def sideRunCount: Int = sideRuns.size
   /** Whether this ingest's side runs have fine cells (false before the first side run). */
@@ -279,6 +292,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
   /** Takes over the runs of another partial aggregate (kept as bytes until [[result]]). */
   def absorb(other: Ingest[S]): Unit = {
     if (other eq this) throw new IllegalArgumentException("an ingest cannot absorb itself")
+    absorbed = true
     foreign ++= other.runBytes()
     foreignFine ||= other.holdsFine
     _dropped += other._dropped; _late += other._late
@@ -286,19 +300,70 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
     _droppedWeight += other._droppedWeight
     _droppedMinTs = math.min(_droppedMinTs, other._droppedMinTs)
     if (_annex != null) _annex.absorb(other._annex)
-    // Too many inputs to hold: merge them now (one more level, counted in the depth).
-    if (foreign.size > MaxForeign) mergeForeign()
+    // Too many inputs to hold: drop those out of reach, merge the rest now (one more level, counted in the depth).
+    if (foreign.size > MaxForeign) { pruneForeign(); if (foreign.size > MaxForeign) mergeForeign(MaxForeign) }
+  }
+
+  /** Drops the runs taken over from other partial aggregates that lie a whole window behind the
+    * clock (the newest row of this ingest or last timestamp of any run): every bucket of such a run
+    * ends at or before that clock minus the window, so no query of the result reaches it and the
+    * final merge would leave it out anyway (docs/DESIGN.md, "Time-disjoint merges" and "Streaming
+    * and late rows"). Its weight and first timestamp still count in total_weight and first_ts, like
+    * a dropped row's. This keeps a streaming state, which takes over the runs of every micro-batch,
+    * to the runs of the last window. Decodes every run taken over (their last timestamps).
+    */
+  private def pruneForeign(): Unit = if (prune && window != Long.MaxValue && foreign.nonEmpty) {
+    val runs = foreign.map(ops.decode)
+    var clock = maxTs
+    if (main != null && !main.isEmpty) clock = math.max(clock, main.lastTs)
+    runs.foreach(r => if (!r.isEmpty) clock = math.max(clock, r.lastTs))
+    val edge = clock - window
+    if (clock != Long.MinValue && edge <= clock) {
+      val keep = ArrayBuffer[Array[Byte]]()
+      var i = 0
+      while (i < runs.size) {
+        val r = runs(i)
+        if (r.isEmpty || r.lastTs > edge) keep += foreign(i)
+        else {
+          if (Long.MaxValue - _droppedWeight < r.count) throw new SketchException("total weight overflows 2^63 - 1")
+          _droppedWeight += r.count
+          _droppedMinTs = math.min(_droppedMinTs, r.firstTs)
+          _expiredRuns += 1
+        }
+        i += 1
+      }
+      if (keep.size < foreign.size) { foreign.clear(); foreign ++= keep }
+    }
   }
 
   /** Merges the runs taken over from other partial aggregates into one of the main plan (one more
-    * level, counted in the depth).
+    * level, counted in the depth), leaving `room` runs at most. Runs that an earlier early merge
+    * made (runs of the main plan's cells at depth >= 1) are left out while they fit, so that early
+    * merges do not compound: every run merged here has depth 0 (or is a fine side run, within
+    * depth 0 at the plan's cells), and the result has depth 1, whatever number of early merges
+    * came before. A streaming state drops such a run once it lies a window behind
+    * ([[pruneForeign]]). When the earlier merged runs alone fill `room`, all runs are merged.
     */
-  private def mergeForeign(): Unit = {
-    val merged = ops.mergeRuns(foreign.toSeq.map(ops.decode))
-    foreign.clear()
-    foreign += ops.encode(merged)
+  private def mergeForeign(room: Int): Unit = {
+    val runs = foreign.toSeq.map(ops.decode)
+    val earlier = runs.indices.filter(i => runs(i).mergeDepth >= 1 && runs(i).cellEpsilon == mainCellEpsilon)
+    val fresh = runs.indices.filterNot(earlier.toSet)
+    if (fresh.size > 1 && earlier.size + 1 <= room) {
+      val merged = ops.mergeRuns(fresh.map(runs))
+      val keep = earlier.map(foreign)
+      foreign.clear()
+      foreign ++= keep
+      foreign += ops.encode(merged)
+    } else {
+      val merged = ops.mergeRuns(runs)
+      foreign.clear()
+      foreign += ops.encode(merged)
+    }
     foreignFine = false
   }
+
+  /** Cell epsilon of the main plan (runs of finer cells are fine side runs). */
+  private lazy val mainCellEpsilon: Double = ops.create().cellEpsilon
 
   /** The sketch of every row added or absorbed: a single n-way merge of all runs. */
   def result(): S = {
@@ -316,9 +381,12 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
   /** Serialized partial state: a bundle of finished runs (docs/FORMAT.md, "partial bundle"). */
   def serialize(): Array[Byte] = {
     val local = localRuns()
+    // a merge buffer (a streaming state among them) drops the runs out of reach; a bundle read and
+    // written again without taking anything over keeps its bytes
+    if (absorbed) pruneForeign()
     // a bundle holds at most MaxForeign + 1 runs (the limit [[Ingest.deserialize]] accepts): when this
     // aggregate's own runs and the runs it took over would exceed it, the latter are merged first
-    if (foreign.size > 1 && local.size + foreign.size > MaxForeign + 1) mergeForeign()
+    if (foreign.size > 1 && local.size + foreign.size > MaxForeign + 1) mergeForeign(MaxForeign + 1 - local.size)
     // version 2 only when a run may be a fine side run, which a version-1 reader cannot merge
     Bundle.write(BundleMagic, if (holdsFine) BundleVersion else 1, local.map(ops.encode) ++ foreign) { out =>
       out.putVarLong(_dropped)
@@ -357,19 +425,20 @@ object Ingest {
   /** Reads a bundle written by [[Ingest.serialize]] into a fresh ingest (runs stay as bytes). Bad
     * bytes fail with a SketchException starting "corrupt partial aggregate: ".
     */
-  def deserialize[S <: WindowSketch](ops: SketchOps[S], window: Long, bytes: Array[Byte], salt: Long = 0L): Ingest[S] =
-    Bundle.relabel(Corrupt)(read(ops, window, bytes, salt))
+  def deserialize[S <: WindowSketch](ops: SketchOps[S], window: Long, bytes: Array[Byte], salt: Long = 0L,
+                                     prune: Boolean = true): Ingest[S] =
+    Bundle.relabel(Corrupt)(read(ops, window, bytes, salt, prune))
 
   private final val Corrupt = "corrupt partial aggregate: "
 
-  private def read[S <: WindowSketch](ops: SketchOps[S], window: Long, bytes: Array[Byte], salt: Long): Ingest[S] = {
+  private def read[S <: WindowSketch](ops: SketchOps[S], window: Long, bytes: Array[Byte], salt: Long, prune: Boolean): Ingest[S] = {
     val in = new ByteReader(bytes)
     if (!java.util.Arrays.equals(Bundle.readMagic(in, "bundle"), BundleMagic)) throw new SketchException(Corrupt + "bad magic")
     val v = in.getByte("bundle version")
     if (v != 1 && v != BundleVersion)
       throw new SketchException(s"${Corrupt}unknown bundle version $v (this build reads 1 and $BundleVersion" +
         (if (v > BundleVersion) "; it was written by a newer release of ecmsketch)" else ")"))
-    val ing = new Ingest[S](ops, window, salt)
+    val ing = new Ingest[S](ops, window, salt, prune)
     ing.foreign ++= Bundle.readParts(in, MaxForeign + 1, "run")
     ing.foreignFine = v == BundleVersion
     ing._dropped = in.getVarLong("dropped rows")
