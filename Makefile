@@ -71,7 +71,6 @@ bench: setup $(VENV)/.bench-deps
 	$(VPY) bench/python_bench.py
 	$(SBT) "Test/runMain ecmsketch.bench.sliding.SlidingBench" "Test/runMain ecmsketch.bench.sliding.SplitBench"
 	$(VPY) bench/sliding_figures.py
-
 	# streaming state over 10,000 micro-batches with 5 % late rows (issue 13 §1): the state-store cycle,
 	# then a real streaming run of 200 micro-batches beside it
 	$(SBT) "Test/runMain ecmsketch.bench.StreamingBench"
