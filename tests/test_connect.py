@@ -8,6 +8,7 @@ Makefile (pyspark[connect]); if they are missing this module fails, it does not 
 """
 from __future__ import annotations
 
+import glob
 import inspect
 import json
 import os
@@ -23,10 +24,29 @@ from ecmsketch import functions as E
 
 import connect_cases as C
 
+# every SQL function (value and error cases) on classic and Connect sessions: the `matrix` subset
+# that `make test` runs on the oldest pyspark of the range
+pytestmark = pytest.mark.matrix
+
 TESTS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TESTS)
 FUNCTIONS_SCALA = os.path.join(ROOT, "jvm", "src", "main", "scala", "ecmsketch", "spark", "Functions.scala")
 MARK = "CONNECT_RESULTS "
+
+
+
+def connect_server_jars() -> list:
+    """Jars the local Connect server needs beyond pyspark's own: none on pyspark 4 (it ships the
+    server); on pyspark 3.5 the server is a separate artifact, spark-connect_2.12, which the Makefile
+    fetches into .tools/ (the newest 3.5 patch of it that the registry serves)."""
+    import pyspark
+    if int(pyspark.__version__.split(".")[0]) >= 4:
+        return []
+    jars = sorted(glob.glob(os.path.join(ROOT, ".tools", "spark-connect_2.12-3.5.*.jar")))
+    assert jars, ("pyspark 3.5 needs the Spark Connect server jar .tools/spark-connect_2.12-3.5.*.jar "
+                  "for a local Connect server: make setup fetches it")
+    return jars[-1:]
+
 
 SCRIPT = textwrap.dedent(f"""
     import json, sys, warnings
@@ -41,7 +61,7 @@ SCRIPT = textwrap.dedent(f"""
     from ecmsketch import functions as E
     import connect_cases as C
     b = (SparkSession.builder.remote("local[2]")
-         .config("spark.jars", ecmsketch.jar_path())
+         .config("spark.jars", ",".join([ecmsketch.spark_jar_path()] + {connect_server_jars()!r}))
          .config("spark.sql.extensions", ecmsketch.EXTENSION_CLASS))
     for k, v in C.SESSION_CONF.items():
         b = b.config(k, v)
