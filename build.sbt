@@ -44,8 +44,10 @@ lazy val root = (project in file("."))
     // Scala 2.12 finds `sketch.count` (the nullary count: Long beside count(range, now)) ambiguous where
     // 2.13 takes the nullary one, and its Random has no nextLong(bound): these suites use them freely
     // (GoldenSuite may not be edited) and run on 2.13 only; every other Scala suite runs on both.
-    // 2.12 warns where a test in package p imports p.X (harmless: the same X); 2.13 does not
-    Test / scalacOptions ++= (if (scalaBinaryVersion.value == "2.12") Seq("-Wconf:msg=permanently hidden:s") else Nil),
+    // 2.12 warns where a test in package p imports p.X ("permanently hidden", then "Unused import":
+    // harmless, the same X); 2.13 does not
+    Test / scalacOptions ++= (if (scalaBinaryVersion.value == "2.12")
+      Seq("-Wconf:msg=permanently hidden:s", "-Wconf:cat=unused-imports:s") else Nil),
     Test / unmanagedSources := {
       val all = (Test / unmanagedSources).value
       if (scalaBinaryVersion.value == "2.12") all.filterNot(f => Only213Suites.contains(f.getName)) else all
