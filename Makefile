@@ -1,51 +1,99 @@
-# ecmsketch: every target does its own set-up (venv, Python deps, sbt launcher, jar) idempotently.
+# ecmsketch: every target does its own set-up (venv, Python deps, sbt launcher, jars) idempotently.
+#
+# Spark versions (README "Supported Spark versions"): the wheel ships one jar per Scala binary version,
+# ecmsketch_2.12.jar (Spark 3.5) and ecmsketch_2.13.jar (Spark 4.0 .. 4.3), cross-built by sbt.
+# The main venv (.venv) has the newest tested pyspark; .venv-<major.minor> have the others.
+# `make test` runs the full Python suite on the newest and the `matrix` subset on the oldest;
+# `make test-matrix` runs the full suite on every tested version.
 PY       ?= python3
+SBT      := scripts/sbt
+JARDIR   := python/ecmsketch/jars
+JARS     := $(JARDIR)/ecmsketch_2.12.jar $(JARDIR)/ecmsketch_2.13.jar
+SCALA_SRC := $(shell find jvm/src/main -name '*.scala' 2>/dev/null) build.sbt project/build.properties
+# newest tested pyspark (the main venv), oldest, and the whole tested range
+PYSPARK_VERSION := 4.3.0
+PYSPARK_OLDEST  := 3.5.9
+PYSPARK_MATRIX  := 3.5.9 4.0.1 4.3.0
 VENV     := .venv
 VPY      := $(VENV)/bin/python
-SBT      := scripts/sbt
-JAR      := python/ecmsketch/jars/ecmsketch.jar
-SCALA_SRC := $(shell find jvm/src/main -name '*.scala' 2>/dev/null) build.sbt project/build.properties
-PYSPARK_VERSION := 4.0.1
+# the venv of a pyspark version: the main one for the newest, .venv-<major.minor> for the others
+venv_of = $(if $(filter $(1),$(PYSPARK_VERSION)),$(VENV),.venv-$(basename $(1)))
 
-.PHONY: all setup jar test test-scala test-python demo bench paper sql-examples clean
+.PHONY: all setup jar test test-scala test-python test-oldest test-oldest-setup test-matrix demo bench paper sql-examples clean
 
 all: test
 
-$(VENV)/.deps: pyproject.toml
-	$(PY) -m venv $(VENV)
-	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q "pyspark==$(PYSPARK_VERSION)" py4j numpy pytest "JPype1>=1.5"
-	# Spark Connect client deps (tests/test_connect.py runs the wrappers under Connect)
-	$(VPY) -m pip install -q "pandas>=2.0.0" "pyarrow>=11.0.0" "grpcio>=1.67.0" "grpcio-status>=1.67.0" "googleapis-common-protos>=1.65.0"
-	touch $@
+# pyspark 3.5 ships no Spark Connect server (pyspark 4 does): tests/test_connect.py adds its jar,
+# spark-connect_2.12, fetched with Maven like the sbt launcher. 3.5.7 is the newest 3.5 patch of it
+# that the registry serves; it runs on Spark 3.5.9.
+CONNECT_35_JAR := .tools/spark-connect_2.12-3.5.7.jar
+
+# pyspark 3.5 needs numpy < 2; the newest pyarrow and pandas need numpy 2 (and pyspark 3.5 predates pandas 3)
+PY35_PINS := "pyarrow>=11,<18" "pandas>=1.5,<2.3"
 
 # bench-only Python deps (plots), not package deps
 $(VENV)/.bench-deps: $(VENV)/.deps
 	$(VPY) -m pip install -q matplotlib
 	touch $@
 
-$(JAR): $(SCALA_SRC)
-	$(SBT) package
-	mkdir -p $(dir $(JAR))
-	cp target/ecmsketch.jar $(JAR)
+# $(1): venv directory, $(2): pyspark version. pyspark[connect] brings the Spark Connect client
+# dependencies of that version (tests/test_connect.py runs the wrappers under Connect).
+define venv_rules
+$(1)/.deps: pyproject.toml
+	$(PY) -m venv $(1)
+	$(1)/bin/python -m pip install -q --upgrade pip
+	$(1)/bin/python -m pip install -q "pyspark[connect]==$(2)" py4j numpy pytest "JPype1>=1.5" $(if $(filter 3.%,$(2)),$(PY35_PINS))
+	touch $$@
 
-$(VENV)/.installed: $(VENV)/.deps $(JAR) pyproject.toml
-	$(VPY) -m pip install -q --no-deps -e .
-	touch $@
+$(1)/.installed: $(1)/.deps $(JARS) pyproject.toml $(if $(filter 3.%,$(2)),$(CONNECT_35_JAR))
+	$(1)/bin/python -m pip install -q --no-deps -e .
+	touch $$@
+endef
+$(foreach v,$(PYSPARK_MATRIX),$(eval $(call venv_rules,$(call venv_of,$(v)),$(v))))
+
+$(CONNECT_35_JAR):
+	mkdir -p .tools
+	mvn -q -B dependency:copy -Dartifact=org.apache.spark:spark-connect_2.12:3.5.7 -DoutputDirectory=.tools
+
+$(JARS) &: $(SCALA_SRC)
+	$(SBT) +package
+	mkdir -p $(JARDIR)
+	cp target/ecmsketch_2.12.jar target/ecmsketch_2.13.jar $(JARDIR)/
 
 setup: $(VENV)/.installed
 
-jar: $(JAR)
+jar: $(JARS)
 
-test: setup
+# Scala: every suite on 2.13 (Spark 4.0.1); the 2.12 build (Spark 3.5) is compiled for its jar and
+# tested end to end from Python (its own Scala suites run in `make test-scala` and `make test-matrix`,
+# to keep CI well under 30 minutes). Python: the whole suite on the newest pyspark, the `matrix`
+# subset on the oldest.
+test: setup test-oldest-setup
 	$(SBT) test
 	$(VPY) -m pytest -q --durations=25 tests
+	$(call venv_of,$(PYSPARK_OLDEST))/bin/python -m pytest -q -m matrix tests
 
 test-scala: setup
-	$(SBT) test
+	$(SBT) +test
 
 test-python: setup
 	$(VPY) -m pytest -q --durations=25 tests
+
+test-oldest-setup: $(call venv_of,$(PYSPARK_OLDEST))/.installed
+
+# the `matrix` subset (every SQL function once, configure/register, Connect) on the oldest pyspark
+test-oldest: test-oldest-setup
+	$(call venv_of,$(PYSPARK_OLDEST))/bin/python -m pytest -q -m matrix tests
+
+# every Scala suite on both Scala lines, then the whole Python suite on every tested pyspark
+test-matrix: $(foreach v,$(PYSPARK_MATRIX),$(call venv_of,$(v))/.installed)
+	$(SBT) +test
+	set -e; for v in $(PYSPARK_MATRIX); do \
+	  case "$$v" in $(PYSPARK_VERSION)) d=$(VENV);; *) d=.venv-$${v%.*};; esac; \
+	  echo "== pyspark $$v ($$d)"; start=$$(date +%s); \
+	  $$d/bin/python -m pytest -q tests; \
+	  echo "== pyspark $$v: $$(( $$(date +%s) - start )) s"; \
+	done
 
 demo: setup
 	$(VPY) examples/demo.py
@@ -85,4 +133,4 @@ paper: setup $(VENV)/.bench-deps
 	$(VPY) bench/paper/run_all.py $(PAPER_ARGS)
 
 clean:
-	rm -rf target project/target $(JAR) $(VENV) .pytest_cache
+	rm -rf target project/target $(JARS) $(VENV) $(foreach v,$(PYSPARK_MATRIX),$(call venv_of,$(v))) .pytest_cache

@@ -22,6 +22,16 @@ os.environ["TZ"] = "UTC"
 time.tzset()
 
 
+def _pyspark_major() -> int:
+    import pyspark
+    return int(pyspark.__version__.split(".")[0])
+
+
+#: How the library's data errors start in Spark's messages: Spark 4's USER_RAISED_EXCEPTION condition.
+#: Spark 3.5 has no such condition: there the message is the library's text alone (ErrorShim, spark-3.5).
+USER_ERROR = "[USER_RAISED_EXCEPTION] " if _pyspark_major() >= 4 else ""
+
+
 @pytest.fixture(scope="session")
 def spark():
     from pyspark.sql import SparkSession

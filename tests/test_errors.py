@@ -7,7 +7,7 @@ import pytest
 from pyspark.sql import functions as SF
 
 import ecmsketch.functions as F
-from conftest import check_bound_relation, error_message, rows_df
+from conftest import USER_ERROR, check_bound_relation, error_message, rows_df
 
 
 @pytest.fixture(scope="module")
@@ -244,5 +244,5 @@ def test_data_errors_reach_python_as_one_line_errors(spark, sql, phrase):
     with pytest.raises(PySparkException) as ei:
         spark.sql(sql).collect()
     text = str(ei.value)
-    assert phrase in text and "USER_RAISED_EXCEPTION" in text
+    assert phrase in text and USER_ERROR.strip() in text
     assert len(text.splitlines()) <= 2, text

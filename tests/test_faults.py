@@ -18,7 +18,7 @@ import pytest
 
 import ecmsketch.sketches as sketches
 from ecmsketch import SketchError
-from conftest import error_message, rows_df
+from conftest import USER_ERROR, error_message, rows_df
 
 #: Parameters that take a sketch (BINARY); every other required parameter needs a value below.
 SKETCH_PARAMS = {"sketch", "a", "b"}
@@ -138,7 +138,7 @@ def check_refusal(fn: str, msg: str, decode_error: bool) -> None:
     prefixed with the function's name; for bytes that cannot decode, the decoder's refusal."""
     for bad in FATAL:
         assert bad not in msg, f"{fn}: {bad} on corrupt input:\n{msg[:3000]}"
-    assert f"[USER_RAISED_EXCEPTION] {fn}: " in msg, \
+    assert f"{USER_ERROR}{fn}: " in msg, \
         f"{fn}: the library's message (prefixed with the function name) is missing:\n{msg[:3000]}"
     if decode_error:
         assert any(r in msg for r in REFUSALS[:3]), f"{fn}: not a refusal of bad bytes:\n{msg[:3000]}"

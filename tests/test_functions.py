@@ -151,6 +151,7 @@ def test_register_on_running_session(spark, fn_df):
     assert n50 > 0 and abs(c50 - n50) <= bound * n50
 
 
+@pytest.mark.matrix
 def test_register_refuses_non_classic_session():
     class NotClassic:
         pass
@@ -159,11 +160,12 @@ def test_register_refuses_non_classic_session():
         ecmsketch.register(NotClassic())
 
 
+@pytest.mark.matrix
 def test_configure_keeps_existing_values():
     b = SparkSession.Builder().config("spark.jars", "/tmp/other.jar").config("spark.sql.extensions", "a.B")
     ecmsketch.configure(b)
     ecmsketch.configure(b)  # no duplicates
     jars = b._options["spark.jars"].split(",")
     exts = b._options["spark.sql.extensions"].split(",")
-    assert jars == ["/tmp/other.jar", ecmsketch.jar_path()]
+    assert jars == ["/tmp/other.jar", ecmsketch.spark_jar_path()]
     assert exts == ["a.B", ecmsketch.EXTENSION_CLASS]

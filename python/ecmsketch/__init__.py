@@ -17,8 +17,8 @@ __version__ = "0.1.0"
 EXTENSION_CLASS = "ecmsketch.spark.EcmSketchExtensions"
 
 __all__ = [
-    "configure", "register", "jar_path", "EXTENSION_CLASS", "SketchError", "EcmSketch", "ExpHistogram", "DetWave",
-    "DistinctSketch",
+    "configure", "register", "jar_path", "spark_jar_path", "scala_binary_for", "SUPPORTED_SPARK", "EXTENSION_CLASS",
+    "SketchError", "EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch",
 ]
 
 
@@ -26,19 +26,52 @@ class SketchError(ValueError):
     """Bad input for a sketch: a wrong argument, mismatched parameters or corrupt bytes."""
 
 
-def jar_path() -> str:
-    """Absolute path of the ecmsketch jar bundled in this package."""
-    p = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jars", "ecmsketch.jar")
+#: The Spark versions this package serves, by (major, minor): the Scala binary version of the jar each
+#: needs. One jar per Scala binary version is bundled (``jars/ecmsketch_<scala>.jar``).
+SUPPORTED_SPARK = {(3, 5): "2.12", (4, 0): "2.13", (4, 1): "2.13", (4, 2): "2.13", (4, 3): "2.13"}
+SUPPORTED_SPARK_TEXT = "Spark 3.5 (Scala 2.12) and Spark 4.0 to 4.3 (Scala 2.13)"
+
+
+def scala_binary_for(spark_version: str) -> str:
+    """The Scala binary version ("2.12" or "2.13") of the jar that serves Spark ``spark_version``
+    (e.g. "3.5.9", "4.3.0"); a :class:`SketchError` naming the supported versions for any other."""
+    parts = str(spark_version).split(".")
+    try:
+        key = (int(parts[0]), int(parts[1]))
+    except (IndexError, ValueError):
+        key = None
+    if key not in SUPPORTED_SPARK:
+        raise SketchError(f"ecmsketch {__version__} supports {SUPPORTED_SPARK_TEXT}; this is Spark {spark_version}. "
+                          "Use a supported pyspark/Spark version.")
+    return SUPPORTED_SPARK[key]
+
+
+def jar_path(scala_binary: str = "2.13") -> str:
+    """Absolute path of the bundled ecmsketch jar for a Scala binary version ("2.12": Spark 3.5,
+    "2.13": Spark 4.x). :func:`spark_jar_path` picks it from a Spark version."""
+    if scala_binary not in ("2.12", "2.13"):
+        raise SketchError(f"no ecmsketch jar for Scala {scala_binary}; the package bundles Scala 2.12 and 2.13 jars")
+    p = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jars", f"ecmsketch_{scala_binary}.jar")
     if not os.path.isfile(p):
         raise FileNotFoundError(
             f"the ecmsketch jar is missing at {p}; build it with 'make jar' (a source checkout) or reinstall the package")
     return p
 
 
+def spark_jar_path(spark_version: Any = None) -> str:
+    """The bundled jar that serves Spark ``spark_version`` (default: the installed pyspark's version)."""
+    if spark_version is None:
+        import pyspark
+        spark_version = pyspark.__version__
+    return jar_path(scala_binary_for(spark_version))
+
+
 def configure(builder: Any) -> Any:
-    """Adds the bundled jar to ``spark.jars`` and the SQL extension to ``spark.sql.extensions`` of a
-    ``SparkSession.Builder`` (keeping values already set there) and returns the builder."""
-    jar = jar_path()
+    """Adds the bundled jar that matches the installed pyspark (Scala 2.12 for Spark 3.5, 2.13 for
+    Spark 4.x) to ``spark.jars`` and the SQL extension to ``spark.sql.extensions`` of a
+    ``SparkSession.Builder`` (keeping values already set there) and returns the builder. On a Spark
+    version the package does not serve it raises :class:`SketchError` naming the supported ones."""
+    jar = spark_jar_path()
     opts = getattr(builder, "_options", {}) or {}
     jars = [j for j in str(opts.get("spark.jars", "")).split(",") if j]
     if jar not in jars:
@@ -50,18 +83,28 @@ def configure(builder: Any) -> Any:
 
 
 def register(spark: Any) -> None:
-    """Registers the SQL functions on a running classic SparkSession whose JVM has the jar (e.g.
-    started with :func:`configure` or ``--jars``). Under Spark Connect, set
-    ``spark.sql.extensions=ecmsketch.spark.EcmSketchExtensions`` on the server instead."""
+    """Registers the SQL functions on a running classic SparkSession whose JVM has the jar of its
+    Spark version (e.g. started with :func:`configure`, or ``--jars`` with :func:`spark_jar_path`).
+    Under Spark Connect, set ``spark.sql.extensions=ecmsketch.spark.EcmSketchExtensions`` on the
+    server instead."""
     jss = getattr(spark, "_jsparkSession", None)
     if jss is None:
         raise SketchError("register() needs a classic SparkSession; under Spark Connect configure the server with "
                           f"spark.sql.extensions={EXTENSION_CLASS}")
+    version = spark.version
+    scala = scala_binary_for(version)
     try:
         spark._jvm.ecmsketch.spark.Register.register(jss)
     except TypeError as e:  # py4j: the class is unknown to this JVM
         raise SketchError("the ecmsketch jar is not on this session's classpath; build the session with "
                           "ecmsketch.configure(SparkSession.builder)") from e
+    except Exception as e:  # a jar of the other Scala line: NoSuchMethodError, NoClassDefFoundError, ...
+        text = str(e)
+        if "NoSuchMethodError" in text or "NoClassDefFoundError" in text or "LinkageError" in text:
+            raise SketchError(f"the ecmsketch jar on this session's classpath is not the one for Spark {version}: "
+                              f"it needs {os.path.basename(jar_path(scala))} (Scala {scala}); ecmsketch.configure "
+                              "picks it") from e
+        raise
 
 
 def __getattr__(name: str) -> Any:

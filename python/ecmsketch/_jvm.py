@@ -1,34 +1,47 @@
 """Starts (once) the in-process JVM that the bytes-level sketch objects use, through JPype.
 
-The classpath is the bundled ecmsketch jar plus the Scala library that pyspark ships (or the jars in
-``ECMSKETCH_SCALA_LIB``, a path-separated list). PySpark runs its own JVM in another process, so
-both can be used in one Python process.
+The classpath is a bundled ecmsketch jar plus the Scala library that pyspark ships (or the jars in
+``ECMSKETCH_SCALA_LIB``, a path-separated list). The jar is the Scala 2.13 one whenever a 2.13 library
+is there (pyspark 4.x, or ECMSKETCH_SCALA_LIB); with only pyspark 3.5's Scala 2.12 library it is the
+2.12 one (the sketch bytes are the same). PySpark runs its own JVM in another process, so both can be
+used in one Python process.
 """
 from __future__ import annotations
 
 import glob
 import os
+import re
 import threading
-from typing import Any, List
+from typing import Any, List, Tuple
 
 _lock = threading.Lock()
 _api: Any = None
 
 
-def scala_library() -> List[str]:
-    """Jars of the Scala 2.13 library: ECMSKETCH_SCALA_LIB, or the one pyspark ships."""
+def _binary_of(jar: str) -> str:
+    m = re.search(r"scala-library-(2\.1[23])\.", os.path.basename(jar))
+    return m.group(1) if m else "2.13"
+
+
+def scala_library() -> Tuple[str, List[str]]:
+    """(Scala binary version, jars) of the Scala library: ECMSKETCH_SCALA_LIB (its version read from
+    the scala-library jar's name, 2.13 when the name does not say), or the one pyspark ships."""
     env = os.environ.get("ECMSKETCH_SCALA_LIB")
     if env:
-        return [p for p in env.split(os.pathsep) if p]
+        jars = [p for p in env.split(os.pathsep) if p]
+        lib = [j for j in jars if "scala-library" in os.path.basename(j)]
+        return (_binary_of(lib[0]) if lib else "2.13"), jars
     try:
         import pyspark
     except ImportError as e:
-        raise RuntimeError("the bytes-level API needs the Scala 2.13 library: install pyspark or set "
+        raise RuntimeError("the bytes-level API needs the Scala library: install pyspark or set "
                            "ECMSKETCH_SCALA_LIB to scala-library-2.13.x.jar") from e
-    jars = glob.glob(os.path.join(os.path.dirname(pyspark.__file__), "jars", "scala-library-2.13*.jar"))
-    if not jars:
-        raise RuntimeError("pyspark ships no scala-library-2.13 jar; set ECMSKETCH_SCALA_LIB")
-    return jars
+    found = glob.glob(os.path.join(os.path.dirname(pyspark.__file__), "jars", "scala-library-2.1[23].*.jar"))
+    for binary in ("2.13", "2.12"):
+        jars = [j for j in found if _binary_of(j) == binary]
+        if jars:
+            return binary, jars
+    raise RuntimeError("pyspark ships no scala-library 2.12 or 2.13 jar; set ECMSKETCH_SCALA_LIB")
 
 
 def api() -> Any:
@@ -40,7 +53,8 @@ def api() -> Any:
         if _api is None:
             import jpype
             from . import jar_path
-            cp = [jar_path()] + scala_library()
+            binary, lib = scala_library()
+            cp = [jar_path(binary)] + lib
             if not jpype.isJVMStarted():
                 jpype.startJVM(classpath=cp, convertStrings=False)
             else:

@@ -31,13 +31,31 @@ __all__ = [
 ]
 
 
+_COLUMN_TYPES: Optional[tuple] = None
+
+
+def _is_column(x: Any) -> bool:
+    """A Column of classic PySpark or of Spark Connect (on pyspark 3.5 the Connect Column is not a
+    subclass of pyspark.sql.Column; on pyspark 4 it is)."""
+    global _COLUMN_TYPES
+    if _COLUMN_TYPES is None:
+        types: list = [Column]
+        try:
+            from pyspark.sql.connect.column import Column as ConnectColumn
+            types.append(ConnectColumn)
+        except Exception:  # the Connect client dependencies are not installed
+            pass
+        _COLUMN_TYPES = tuple(types)
+    return isinstance(x, _COLUMN_TYPES)
+
+
 def _c(x: ColumnOrName) -> Column:
-    return x if isinstance(x, Column) else col(x)
+    return x if _is_column(x) else col(x)
 
 
 def _p(x: Any) -> Column:
     """An option value as a literal (None = the SQL default)."""
-    if isinstance(x, Column):
+    if _is_column(x):
         return x
     return lit(x)
 
@@ -101,7 +119,7 @@ def ecm_point(sketch: ColumnOrName, key: Any, range: Window = None, now: Now = N
     ARRAY<DOUBLE> of the estimates in the same order, computed with one decode of the sketch: the
     fastest way to ask many keys. The elements follow the single-key type rules; a NULL element gives
     a NULL element, a NULL array gives NULL, an empty array gives an empty array."""
-    k = key if isinstance(key, Column) else lit(key)
+    k = key if _is_column(key) else lit(key)
     return call_function("ecm_point", _c(sketch), k, _p(range), _p(now))
 
 

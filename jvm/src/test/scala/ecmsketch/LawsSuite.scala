@@ -364,7 +364,7 @@ class LawsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       val viaAdd = DwSketch.create(sp, 0.2, 1, DwConfig.Unbounded)
       unitRows(rs).foreach(r => if (r.v == 0) viaAdd.add(r.ts, 0L) else viaAdd.add(r.ts))
       assert(enc(viaAdd) == enc(units), "add(ts) differs from add(ts, 1)")
-      assert(weighted.wave.total == units.wave.total && weighted.count == units.count)
+      assert(weighted.wave.total == units.wave.total && (weighted.count: Long) == (units.count: Long))
       for (w <- Seq(weighted, units)) {
         withinBound(w, rs, "dwave weighted/unit")
         for (r <- ranges(sp)) {

@@ -2,8 +2,9 @@ package ecmsketch.ecm
 
 import ecmsketch.core.{Bounds, CellFamily, CellParams, Codec, Registry, SketchException, WindowSpec}
 
-/** The query kind a sketch's parameters are optimized for. */
-sealed abstract class QueryKind(val id: Int, val name: String)
+/** The query kind a sketch's parameters are optimized for. Serializable: Spark ships it to executors
+  * inside plans, and Scala 2.12 deserializes a case object through its superclass's constructor. */
+sealed abstract class QueryKind(val id: Int, val name: String) extends Serializable
 object QueryKind {
   case object Point extends QueryKind(0, "point")
   case object InnerProduct extends QueryKind(1, "inner_product")

@@ -204,9 +204,9 @@ case class AsyncQuantile(children: Seq[Expression]) extends SketchScalar with Ra
         if (a.isNullAt(i)) None else { val x = DyadicArgs.toDouble(a.get(i, et)); AsyncSketch.checkQ(x); Some(x) }
       }
       val sample = s.quantileSample(r, n)
-      new GenericArrayData(qs.map[Any] {
-        case Some(x) if sample.nonEmpty => sample(AsyncSketch.rankIndex(x, sample.length))
-        case _ => null
+      new GenericArrayData(qs.map {
+        case Some(x) if sample.nonEmpty => sample(AsyncSketch.rankIndex(x, sample.length)): Any
+        case _ => null: Any
       })
     }
   }

@@ -208,7 +208,7 @@ object Functions {
 
   /** Registers every function on a running session (classic Spark). */
   def registerAll(registry: FunctionRegistryBase[Expression]): Unit =
-    all.foreach(fn => registry.registerFunction(FunctionIdentifier(fn.name), info(fn), builder(fn)))
+    all.foreach(fn => registry.registerFunction(SessionShim.registeredName(fn.name), info(fn), builder(fn)))
 
 }
 
@@ -220,9 +220,9 @@ class EcmSketchExtensions extends (SparkSessionExtensions => Unit) {
 
 /** Registration on an already running session (called by Python's `ecmsketch.register(spark)`). */
 object Register {
-  def register(spark: SparkSession): Unit = spark match {
-    case c: org.apache.spark.sql.classic.SparkSession => Functions.registerAll(c.sessionState.functionRegistry)
-    case other => throw new IllegalArgumentException(
-      s"ecmsketch.register needs a classic SparkSession, got ${other.getClass.getName}; under Spark Connect set spark.sql.extensions=ecmsketch.spark.EcmSketchExtensions on the server")
+  def register(spark: SparkSession): Unit = SessionShim.functionRegistry(spark) match {
+    case Some(registry) => Functions.registerAll(registry)
+    case None => throw new IllegalArgumentException(
+      s"ecmsketch.register needs a classic SparkSession, got ${spark.getClass.getName}; under Spark Connect set spark.sql.extensions=ecmsketch.spark.EcmSketchExtensions on the server")
   }
 }

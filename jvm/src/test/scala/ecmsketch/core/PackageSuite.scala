@@ -63,12 +63,13 @@ class PackageSuite extends AnyFunSuite {
 object PackageSuite {
   val Families: Set[String] = Set("window", "dwave", "rwave", "ecm", "asynchronous", "decayed")
 
-  /** The Scala sources of jvm/src/main, found from the working directory upwards. */
+  /** The Scala sources of jvm/src/main (the shared ones in scala/ and the Spark-line ones in spark-3.5/
+    * and spark-4/), found from the working directory upwards. */
   def mainSources(): Seq[String] = {
     var dir: Path = Paths.get(System.getProperty("user.dir")).toAbsolutePath
     while (dir != null && !Files.isDirectory(dir.resolve("jvm/src/main/scala"))) dir = dir.getParent
     assert(dir != null, "jvm/src/main/scala not found above the working directory")
-    val files = Files.walk(dir.resolve("jvm/src/main/scala")).iterator().asScala.filter(_.toString.endsWith(".scala")).toSeq
+    val files = Files.walk(dir.resolve("jvm/src/main")).iterator().asScala.filter(_.toString.endsWith(".scala")).toSeq
     files.map(f => new String(Files.readAllBytes(f), "UTF-8"))
   }
 
@@ -129,7 +130,7 @@ object PackageSuite {
       val refs = Reference.findAllMatchIn(c).map(m => if (m.group(1) != null) m.group(1) else "root").toSet
       self -> (refs - self)
     }
-    pairs.groupMapReduce(_._1)(_._2)(_ ++ _)
+    pairs.groupBy(_._1).map { case (k, ps) => k -> ps.map(_._2).reduce(_ ++ _) } // (2.12 has no groupMapReduce)
   }
 
   def mutualPairs(g: Map[String, Set[String]]): Seq[String] =

@@ -116,7 +116,7 @@ class DetWaveSuite extends AnyFunSuite {
   test("max_arrivals exceeded: queries reaching the overflow throw, later ranges stay within epsilon") {
     for (eps <- Seq(0.5, 0.2, 0.1)) {
       val cfg = DwConfig(eps, 1000, 20)
-      val ts = (0 until 300).map(i => (i / 3).toLong).toArray ++ (0 until 100).map(i => 100L + 10 * i).toArray
+      val ts = ((0 until 300).map(i => (i / 3).toLong) ++ (0 until 100).map(i => 100L + 10 * i)).toArray
       val s = Stream(ts, Array.fill(ts.length)(1L))
       val w = build(cfg, s, check = true)
       assert(w.overflowTs != Long.MinValue)

@@ -47,7 +47,7 @@ class EventIdSuite extends AnyFunSuite {
     val now = s.lastTs
     val keys = data.map(_._1).distinct.take(150)
     for (r <- Seq(10L, 100L, 700L, window)) {
-      val f = data.filter(_._2 > now - r).groupMapReduce(_._1)(_._3)(_ + _)
+      val f = data.filter(_._2 > now - r).groupBy(_._1).map { case (k, rs) => k -> rs.map(_._3).sum } // (2.12 has no groupMapReduce)
       for (k <- keys) {
         val fp = Hashing.fingerprintLong(k)
         val cm = (0 until s.depth).map { j =>

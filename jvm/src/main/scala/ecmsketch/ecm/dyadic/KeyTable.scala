@@ -137,7 +137,10 @@ object KeyTable {
       val counts = map.valuesIterator.map(_.count).toArray
       java.util.Arrays.sort(counts)
       val c = counts(counts.length - 1 - capacity)
-      map.filterInPlace { (_, e) => e.count -= c; e.count > 0 }
+      // (not filterInPlace: it is 2.13-only, and the core also builds for Scala 2.12)
+      val dead = mutable.ArrayBuffer[Long]()
+      map.foreach { case (fp, e) => e.count -= c; if (e.count <= 0) dead += fp }
+      dead.foreach(map.remove)
     }
 
     def merge(o: Summary, capacity: Int): Unit = {
