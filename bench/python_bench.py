@@ -37,21 +37,11 @@ def ecm():
     return EcmSketch.create(EPS, DELTA, window=WINDOW)
 
 
-def run_ecm_add():
+def run_ecm_add(keys):
     s = ecm()
     add = s.add
     t0 = time.perf_counter()
-    for k, t in zip(KL, TL):
-        add(k, t)
-    s.flush()
-    return N / (time.perf_counter() - t0)
-
-
-def run_ecm_add_str():
-    s = ecm()
-    add = s.add
-    t0 = time.perf_counter()
-    for k, t in zip(SKL, TL):
+    for k, t in zip(keys, TL):
         add(k, t)
     s.flush()
     return N / (time.perf_counter() - t0)
@@ -93,8 +83,8 @@ def run_eh_add_many():
 
 
 RUNS = {
-    "EcmSketch.add (int keys), per event": run_ecm_add,
-    "EcmSketch.add (str keys), per event": run_ecm_add_str,
+    "EcmSketch.add (int keys), per event": lambda: run_ecm_add(KL),
+    "EcmSketch.add (str keys), per event": lambda: run_ecm_add(SKL),
     "EcmSketch: JVM add per event, unbuffered (the old path's floor)": run_ecm_unbuffered,
     "EcmSketch.add_many (int64 numpy arrays)": run_ecm_add_many,
     "ExpHistogram.add, per event": run_eh_add,

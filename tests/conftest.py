@@ -198,3 +198,16 @@ def sketch_info(spark, view: str, column: str = "s") -> dict:
     row = spark.sql(f"SELECT sketch_info({column}) AS i FROM {view}").collect()
     assert len(row) == 1
     return row[0]["i"].asDict()
+
+
+def run_example(name: str, **env) -> list:
+    """Runs examples/<name> as a user would (a fresh Python process, this checkout's package), with
+    extra environment variables; asserts it exits 0 and returns its stdout lines."""
+    import subprocess
+    import sys
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    full = dict(os.environ, PYTHONPATH=os.path.join(root, "python"), **env)
+    out = subprocess.run([sys.executable, os.path.join(root, "examples", name)],
+                         capture_output=True, text=True, env=full, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout.strip().splitlines()

@@ -3,20 +3,13 @@ self-join size; the geometric monitor misses no crossing of the merged sketch an
 messages and bytes than shipping every sketch every minute."""
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+from conftest import run_example
 
 
 def test_monitoring_example_runs():
-    env = dict(os.environ, MONITOR_HOURS="4", PYTHONPATH=os.path.join(ROOT, "python"))
-    out = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "monitoring.py")],
-                         capture_output=True, text=True, env=env, timeout=900)
-    assert out.returncode == 0, out.stderr[-3000:]
-    lines = out.stdout.strip().splitlines()
+    lines = run_example("monitoring.py", MONITOR_HOURS="4")
     assert lines[0].startswith("33 mirrors, 240 one-minute batches")
     err, bound = map(float, re.search(r"max error ([\d.]+) x A\^2 \(certified ([\d.]+)\)", lines[1]).groups())
     assert err <= bound

@@ -2,21 +2,13 @@
 aggregation's state with late rows and a restart answer within epsilon and equal one batch aggregate."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+from conftest import run_example
 
 
 def test_streaming_async_example_runs():
-    env = dict(os.environ, STREAM_BATCHES="6", PYTHONPATH=os.path.join(ROOT, "python"))
-    out = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "streaming_async.py")],
-                         capture_output=True, text=True, env=env, timeout=900)
-    assert out.returncode == 0, out.stderr[-3000:]
-    lines = out.stdout.strip().splitlines()
+    lines = run_example("streaming_async.py", STREAM_BATCHES="6")
     assert lines[0] == "3 micro-batches, a restart from the checkpoint, then 3 more"
     assert "merge depth 0, certified epsilon 0.1" in lines[1]
     assert lines[-1].endswith("one batch aggregate over all rows: True")
@@ -25,11 +17,7 @@ def test_streaming_async_example_runs():
 # ---- examples/streaming.py (issue 13 §1): ECM, EH, deterministic-wave and distinct sketches in the state
 @pytest.mark.slow
 def test_streaming_example_runs():
-    env = dict(os.environ, STREAM_BATCHES="6", PYTHONPATH=os.path.join(ROOT, "python"))
-    out = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "streaming.py")],
-                         capture_output=True, text=True, env=env, timeout=900)
-    assert out.returncode == 0, out.stderr[-3000:]
-    lines = out.stdout.strip().splitlines()
+    lines = run_example("streaming.py", STREAM_BATCHES="6")
     assert lines[0] == "3 micro-batches, a restart from the checkpoint, then 3 more"
     sites = [x for x in lines if x.startswith("site ")]
     assert len(sites) == 3 and all("merge depth 1" in x for x in sites), sites

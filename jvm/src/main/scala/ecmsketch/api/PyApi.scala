@@ -90,30 +90,23 @@ object PyApi {
   }
 
   /** String keys (UTF-8), as [[ecmAddLongs]]. */
-  def ecmAddStrings(s: EcmSketch, keys: Array[String], ts: Array[Long], vs: Array[Long]): Unit = {
-    checkBatch(keys.length, ts, vs)
-    if (keys.length > 0) {
-      s.setKeyType(KeyType.String)
-      val fps = new Array[Long](keys.length)
-      var i = 0
-      while (i < keys.length) {
-        SketchException.require(keys(i) != null, "key must not be null")
-        fps(i) = Hashing.fingerprintString(keys(i)); i += 1
-      }
-      addFps(s, fps, ts, vs)
-    }
-  }
+  def ecmAddStrings(s: EcmSketch, keys: Array[String], ts: Array[Long], vs: Array[Long]): Unit =
+    ecmAddObjects(s, KeyType.String, keys, ts, vs)(Hashing.fingerprintString)
 
   /** Binary keys, as [[ecmAddLongs]]. */
-  def ecmAddBytes(s: EcmSketch, keys: Array[Array[Byte]], ts: Array[Long], vs: Array[Long]): Unit = {
+  def ecmAddBytes(s: EcmSketch, keys: Array[Array[Byte]], ts: Array[Long], vs: Array[Long]): Unit =
+    ecmAddObjects(s, KeyType.Binary, keys, ts, vs)(Hashing.fingerprintBytes)
+
+  private def ecmAddObjects[K <: AnyRef](s: EcmSketch, kt: Int, keys: Array[K], ts: Array[Long], vs: Array[Long])
+                                        (fp: K => Long): Unit = {
     checkBatch(keys.length, ts, vs)
     if (keys.length > 0) {
-      s.setKeyType(KeyType.Binary)
+      s.setKeyType(kt)
       val fps = new Array[Long](keys.length)
       var i = 0
       while (i < keys.length) {
         SketchException.require(keys(i) != null, "key must not be null")
-        fps(i) = Hashing.fingerprintBytes(keys(i)); i += 1
+        fps(i) = fp(keys(i)); i += 1
       }
       addFps(s, fps, ts, vs)
     }

@@ -9,9 +9,7 @@ import ecmsketch.hash.Hashing
   * timestamp, the level's key (the expiry time in a fixed-decay sketch, the timestamp in the general
   * one) and, in the general sketch, RangeSample of its undecayed range at that level.
   */
-final class Entry(val id: Long, val w: Long, val v: Double, val t: Long, val key: Long, val rs: Long) {
-  def sameElement(o: Entry): Boolean = id == o.id && w == o.w && t == o.t && java.lang.Double.compare(v, o.v) == 0
-}
+final class Entry(val id: Long, val w: Long, val v: Double, val t: Long, val key: Long, val rs: Long)
 
 /** A level S_i (spec §7.9): at most tau entries, those with the largest keys, and t_i, the largest
   * key discarded (`discarded` false while nothing was). An entry whose key is <= t_i is refused, and
