@@ -149,6 +149,47 @@ def test_weight_overflow_is_reported_by_the_add_that_causes_it():
     assert s.info()["total_weight"] == 2 ** 63 - 9
 
 
+def test_overflow_at_the_boundary_fails_at_its_call_and_loses_nothing():
+    # 2^62 + 2^62 = 2^63 does not fit: the second add must fail itself, not the next read
+    s = EcmSketch.create(0.1, 0.05, window=1000)
+    s.add(1, 1, 2 ** 62)
+    with pytest.raises(SketchError, match="overflows"):
+        s.add(1, 2, 2 ** 62)
+    assert s.total() == 2 ** 62 and s.info()["total_weight"] == 2 ** 62
+    for cls in (ExpHistogram, DetWave):
+        c = cls.create(0.1, window=1000)
+        c.add(1, 2 ** 62)
+        with pytest.raises(SketchError, match="overflows"):
+            c.add(2, 2 ** 62)
+        assert c.info()["total_weight"] == 2 ** 62
+
+
+def test_overflow_after_fast_path_flushes_fails_at_its_call(monkeypatch):
+    # unit adds on the fast path flush on their own; the total they leave must still be checked
+    import ecmsketch.sketches as S
+    monkeypatch.setattr(S, "BUFFER_ROWS", 100)
+    s = EcmSketch.create(0.1, 0.05, window=1000)
+    s.add(1, 1, 2 ** 62 - 10)
+    for t in range(2, 102):
+        s.add(7, t)
+    with pytest.raises(SketchError, match="overflows"):
+        s.add(1, 200, 2 ** 62 - 5)
+    assert s.info()["total_weight"] == 2 ** 62 - 10 + 100
+
+
+@pytest.mark.parametrize("bad", [dict(ts=2 ** 64), dict(value=2 ** 63), dict(ts=-2 ** 63 - 1)])
+def test_out_of_range_adds_name_the_argument(bad):
+    s = EcmSketch.create(0.1, 0.05, window=1000)
+    what = "ts" if "ts" in bad else "value"
+    with pytest.raises(SketchError, match=f"{what} must fit in a BIGINT"):
+        s.add(1, bad.get("ts", 5), bad.get("value", 1))
+    c = ExpHistogram.create(0.1, window=1000)
+    with pytest.raises(SketchError, match=f"{what} must fit in a BIGINT"):
+        c.add(bad.get("ts", 5), bad.get("value", 1))
+    with pytest.raises(SketchError, match="max_bytes must be a positive BIGINT"):
+        EcmSketch.create(window=1000, max_bytes=2 ** 70)
+
+
 @pytest.mark.parametrize("cls", [ExpHistogram, DetWave])
 def test_counters_buffered_equal_unbuffered(cls):
     _, ts = _stream(8_000, 7)

@@ -118,7 +118,9 @@ class _Buffered(_Sketch):
         """Reads the smallest timestamp the next add may take, and whether adds may be buffered, from the JVM."""
         jo = self._jo
         self._bmin = _I64_MIN if jo.isEmpty() else int(jo.lastTs()) + self._cw
-        if int(jo.count()) > _DIRECT_WEIGHT:
+        # buffered weight is at most _DIRECT_WEIGHT: buffer only while that much still fits in the total,
+        # so an add that would overflow it goes to the JVM at its call and fails there
+        if int(jo.count()) > _I64_MAX - _DIRECT_WEIGHT:
             self._bkind = None
         self._fast = self._bkind is LONGS and self._bv is None
 
@@ -129,9 +131,10 @@ class _Buffered(_Sketch):
 
     def _flush(self) -> None:
         ts, ks, vs = self._bt, self._bk, self._bv
-        self._bt, self._bk, self._bv, self._bw = [], [], None, 0
-        self._fast = self._bkind is LONGS
+        # the rows leave the buffer only once the JVM took them (a failure keeps them, and says so again)
         self._send(ks, longs(ts), None if vs is None else longs(vs))
+        self._bt, self._bk, self._bv, self._bw = [], [], None, 0
+        self._sync()
 
     def _send(self, keys: List[Any], ts: Any, vs: Any) -> None:
         raise NotImplementedError
@@ -144,7 +147,11 @@ class _Buffered(_Sketch):
         t = time_ticks(ts, self._mic, "ts")
         if t is None:
             raise SketchError("ts must not be None")
+        if not _I64_MIN <= t <= _I64_MAX:
+            raise SketchError(f"ts must fit in a BIGINT (64-bit signed integer), got {t}")
         v = as_int(value, "value")
+        if not _I64_MIN <= v <= _I64_MAX:
+            raise SketchError(f"value must fit in a BIGINT (64-bit signed integer), got {v}")
         pending = len(self._bt) + self._bw
         if (kind is None or kind != self._bkind or not self._bmin <= t <= _I64_MAX or not 0 <= v <= _DIRECT_WEIGHT
                 or pending + v > _DIRECT_WEIGHT):
@@ -166,7 +173,6 @@ class _Buffered(_Sketch):
         self._bmin = t + self._cw
         if len(self._bt) >= BUFFER_ROWS:
             self._flush()
-            self._sync()
 
 
 def _merge_all(cls: Any, kind: str, sketches: Iterable[Any], what: str) -> Any:
@@ -212,7 +218,10 @@ class EcmSketch(_Buffered):
                 raise SketchError("give epsilon or max_bytes, not both")
             if max_arrivals is not None:
                 raise SketchError("max_bytes takes 'eh' cells, which take no max_arrivals")
-            j = call(_jvm.api().ecmCreateWithin, window_type == "count", micros, w, as_int(max_bytes, "max_bytes"),
+            mb = as_int(max_bytes, "max_bytes")
+            if not 0 < mb <= _I64_MAX:
+                raise SketchError(f"max_bytes must be a positive BIGINT, got {mb}")
+            j = call(_jvm.api().ecmCreateWithin, window_type == "count", micros, w, mb,
                      float(delta), optimize_for, levels(merge_levels), int(seed), cell)
             return cls(j)
         epsilon = 0.05 if epsilon is None else epsilon

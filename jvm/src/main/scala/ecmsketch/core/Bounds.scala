@@ -18,7 +18,7 @@ object Bounds {
 
   def checkEpsilon(epsilon: Double): Unit =
     SketchException.require(!epsilon.isNaN && epsilon >= MinEpsilon && epsilon < 1.0,
-      s"epsilon must be in [0.001, 1), got $epsilon")
+      s"epsilon must be in [$MinEpsilon, 1), got $epsilon")
 
   def checkLevels(levels: Int): Unit =
     SketchException.require(levels >= 0 && levels <= MaxLevels, s"merge_levels must be in [0, $MaxLevels], got $levels")

@@ -66,7 +66,7 @@ object Codec {
     if ((flags & 3) == 3) throw new SketchException("corrupt sketch: a count-based window with TIMESTAMP ticks")
     val spec = WindowSpec(countWindow = (flags & 1) != 0, tsMicros = (flags & 2) != 0, window = window)
     val eps = in.getDouble("epsilon")
-    if (!(eps >= 0.001 && eps < 1.0)) throw new SketchException(s"corrupt sketch: epsilon $eps outside [0.001, 1)")
+    if (!(eps >= Bounds.MinEpsilon && eps < 1.0)) throw new SketchException(s"corrupt sketch: epsilon $eps outside [${Bounds.MinEpsilon}, 1)")
     val cellEps = in.getDouble("cell epsilon")
     ck match {
       case Some(k) =>
