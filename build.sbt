@@ -32,8 +32,8 @@ lazy val root = (project in file("."))
     Compile / unmanagedSourceDirectories ++= {
       val main = baseDirectory.value / "jvm" / "src" / "main"
       scalaBinaryVersion.value match {
-        case "2.12" => Seq(main / "scala-2.12", main / "spark-3.5")
-        case _ => Seq(main / "scala-2.13", main / "spark-4")
+        case "2.12" => Seq(main / "spark-3.5")
+        case _ => Seq(main / "spark-4")
       }
     },
     Test / scalaSource := baseDirectory.value / "jvm" / "src" / "test" / "scala",

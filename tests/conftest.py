@@ -29,7 +29,8 @@ def _pyspark_major() -> int:
 
 #: How the library's data errors start in Spark's messages: Spark 4's USER_RAISED_EXCEPTION condition.
 #: Spark 3.5 has no such condition: there the message is the library's text alone (ErrorShim, spark-3.5).
-USER_ERROR = "[USER_RAISED_EXCEPTION] " if _pyspark_major() >= 4 else ""
+PYSPARK_MAJOR = _pyspark_major()
+USER_ERROR = "[USER_RAISED_EXCEPTION] " if PYSPARK_MAJOR >= 4 else ""
 
 
 @pytest.fixture(scope="session")

@@ -23,6 +23,7 @@ import ecmsketch
 from ecmsketch import functions as E
 
 import connect_cases as C
+from conftest import PYSPARK_MAJOR
 
 # every SQL function (value and error cases) on classic and Connect sessions: the `matrix` subset
 # that `make test` runs on the oldest pyspark of the range
@@ -38,13 +39,12 @@ MARK = "CONNECT_RESULTS "
 def connect_server_jars() -> list:
     """Jars the local Connect server needs beyond pyspark's own: none on pyspark 4 (it ships the
     server); on pyspark 3.5 the server is a separate artifact, spark-connect_2.12, which the Makefile
-    fetches into .tools/ (the newest 3.5 patch of it that the registry serves)."""
-    import pyspark
-    if int(pyspark.__version__.split(".")[0]) >= 4:
+    fetches into .tools/ for the 3.5 venv (`make test`, `test-oldest`, `test-matrix`; the newest 3.5 patch of it that the registry serves)."""
+    if PYSPARK_MAJOR >= 4:
         return []
     jars = sorted(glob.glob(os.path.join(ROOT, ".tools", "spark-connect_2.12-3.5.*.jar")))
     assert jars, ("pyspark 3.5 needs the Spark Connect server jar .tools/spark-connect_2.12-3.5.*.jar "
-                  "for a local Connect server: make setup fetches it")
+                  "for a local Connect server: make test-oldest (or make test) fetches it")
     return jars[-1:]
 
 
@@ -210,7 +210,6 @@ ORACLES = {"ecm_queries": _check_ecm_queries, "nulls_skipped": _check_nulls_skip
 # --------------------------------------------------------------------------- error cases
 
 
-PYSPARK_MAJOR = int(__import__("pyspark").__version__.split(".")[0])
 
 
 def library_message(msg: str, target: str) -> str:

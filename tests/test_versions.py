@@ -60,7 +60,7 @@ def test_both_jars_are_bundled_and_differ():
         assert "ecmsketch/spark/EcmSketchExtensions.class" in na & nb
         assert "ecmsketch/spark/SessionShim$.class" in na & nb
         assert za.read("ecmsketch/spark/SessionShim$.class") != zb.read("ecmsketch/spark/SessionShim$.class")
-    with pytest.raises(ecmsketch.SketchError, match="Scala 2.11"):
+    with pytest.raises(ecmsketch.SketchError, match="Scala '2.11'"):
         ecmsketch.jar_path("2.11")
 
 
@@ -148,3 +148,42 @@ def test_register_with_the_other_lines_jar_says_which_jar_it_needs(tmp_path):
     right = ecmsketch.scala_binary_for(pyspark.__version__)
     assert lines[0].startswith("SKETCH_ERROR"), lines[0]
     assert f"ecmsketch_{right}.jar" in lines[0] and f"Spark {pyspark.__version__}" in lines[0], lines[0]
+
+
+def test_register_adds_the_functions_to_a_session_without_the_extension():
+    """A session started with the right jar only (no spark.sql.extensions): the functions are absent
+    until register(), and work after it (on Spark 4.3 through its qualified-name registration)."""
+    script = textwrap.dedent(f"""
+        import os, sys
+        sys.path.insert(0, {os.path.join(ROOT, "tests")!r})
+        import conftest  # noqa: F401  (environment)
+        import ecmsketch
+        from pyspark.sql import SparkSession
+        spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+                 .config("spark.jars", ecmsketch.spark_jar_path()).getOrCreate())
+        try:
+            before = spark.catalog.functionExists("eh_agg")
+            ecmsketch.register(spark)
+            after = spark.catalog.functionExists("eh_agg")
+            c = spark.sql("SELECT eh_count(eh_agg(id)) FROM range(10)").collect()[0][0]
+            print(f"RESULT {{before}} {{after}} {{c}}")
+        finally:
+            spark.stop()
+    """)
+    p = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT")]
+    assert lines, p.stdout[-2000:] + p.stderr[-4000:]
+    assert lines[0] == "RESULT False True 10.0", lines[0]
+
+
+def test_scala_library_version_is_read_from_the_jar_itself(monkeypatch, tmp_path):
+    """A scala-library jar renamed without its version: library.properties inside it decides."""
+    import zipfile
+    for version, binary in [("2.12.18", "2.12"), ("2.13.16", "2.13")]:
+        jar = tmp_path / f"lib-{binary}.jar"
+        with zipfile.ZipFile(jar, "w") as z:
+            z.writestr("library.properties", f"version.number={version}\nmaven.version.number={version}\n")
+        monkeypatch.setenv("ECMSKETCH_SCALA_LIB", str(tmp_path / f"scala-library.jar") + os.pathsep + str(jar))
+        # the entry named scala-library* is the one read: point it at the versioned jar
+        (tmp_path / "scala-library.jar").write_bytes(jar.read_bytes())
+        assert _jvm.scala_library()[0] == binary

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 __version__ = "0.1.0"
 
@@ -46,11 +46,18 @@ def scala_binary_for(spark_version: str) -> str:
     return SUPPORTED_SPARK[key]
 
 
-def jar_path(scala_binary: str = "2.13") -> str:
+def jar_path(scala_binary: Optional[str] = None) -> str:
     """Absolute path of the bundled ecmsketch jar for a Scala binary version ("2.12": Spark 3.5,
-    "2.13": Spark 4.x). :func:`spark_jar_path` picks it from a Spark version."""
-    if scala_binary not in ("2.12", "2.13"):
-        raise SketchError(f"no ecmsketch jar for Scala {scala_binary}; the package bundles Scala 2.12 and 2.13 jars")
+    "2.13": Spark 4.x); by default the one the installed pyspark needs (2.13 without pyspark).
+    :func:`spark_jar_path` picks it from a Spark version."""
+    if scala_binary is None:
+        try:
+            import pyspark
+            scala_binary = scala_binary_for(pyspark.__version__)
+        except ImportError:
+            scala_binary = "2.13"
+    if scala_binary not in set(SUPPORTED_SPARK.values()):
+        raise SketchError(f"no ecmsketch jar for Scala {scala_binary!r}; the package bundles Scala 2.12 and 2.13 jars")
     p = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jars", f"ecmsketch_{scala_binary}.jar")
     if not os.path.isfile(p):
         raise FileNotFoundError(

@@ -19,13 +19,24 @@ _api: Any = None
 
 
 def _binary_of(jar: str) -> str:
+    """The Scala binary version of a scala-library jar: its library.properties, else its file name,
+    else 2.13."""
+    import zipfile
+    try:
+        with zipfile.ZipFile(jar) as z:
+            m = re.search(r"^version\.number=(2\.1[23])\.", z.read("library.properties").decode("utf-8", "replace"), re.M)
+        if m:
+            return m.group(1)
+    except (OSError, KeyError, zipfile.BadZipFile):
+        pass
     m = re.search(r"scala-library-(2\.1[23])\.", os.path.basename(jar))
     return m.group(1) if m else "2.13"
 
 
 def scala_library() -> Tuple[str, List[str]]:
     """(Scala binary version, jars) of the Scala library: ECMSKETCH_SCALA_LIB (its version read from
-    the scala-library jar's name, 2.13 when the name does not say), or the one pyspark ships."""
+    the scala-library jar's library.properties, else its name, 2.13 when neither says), or the one
+    pyspark ships."""
     env = os.environ.get("ECMSKETCH_SCALA_LIB")
     if env:
         jars = [p for p in env.split(os.pathsep) if p]
