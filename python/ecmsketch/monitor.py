@@ -35,6 +35,7 @@ crossing caused by data leaving the range goes unnoticed (kept for comparison; s
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -43,14 +44,29 @@ import numpy as np
 from . import SketchError
 from . import _jvm
 from ._convert import call, jlong
+from ._units import range_ticks, time_ticks
 from .sketches import DEFAULT_SEED, EcmSketch
 
-__all__ = ["Cluster", "SelfJoin", "PointQuery", "ThresholdMonitor", "RelativeMonitor", "PeriodicShipping",
+__all__ = ["Cluster", "MonitoredFunction", "SelfJoin", "PointQuery", "ThresholdMonitor", "RelativeMonitor", "PeriodicShipping",
            "Traffic", "StepResult", "CrossingScore", "self_join_extrema", "point_extrema", "water_level", "matrix",
            "score_crossings"]
 
 #: Bytes of a control message (an alert without payload, a request): site id and timestamp.
 CONTROL_BYTES = 16
+
+
+def _real(x: Any, what: str) -> float:
+    """A finite real number (Python or numpy), or a SketchError naming ``what``."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(float(x)):
+        raise SketchError(f"{what} must be a finite number, got {x!r}")
+    return float(x)
+
+
+def _integer(x: Any, what: str) -> int:
+    """An integer (Python or numpy), or a SketchError naming ``what``."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        raise SketchError(f"{what} must be an integer, got {x!r}")
+    return int(x)
 
 
 # --------------------------------------------------------------------------- extrema over a ball
@@ -59,6 +75,8 @@ CONTROL_BYTES = 16
 def water_level(levels: np.ndarray, radius: float) -> float:
     """The largest lambda with sum_j max(0, lambda - levels[j])^2 <= radius^2 (water-filling)."""
     x = np.sort(np.asarray(levels, dtype=np.float64).ravel())
+    if not float(radius) >= 0:
+        raise SketchError(f"radius must be non-negative, got {radius}")
     r2 = float(radius) ** 2
     if x.size == 0:
         raise SketchError("water_level needs at least one level")
@@ -82,7 +100,7 @@ def self_join_extrema(center: np.ndarray, radius: float) -> Tuple[float, float]:
     c = np.asarray(center, dtype=np.float64)
     if c.ndim != 2:
         raise SketchError(f"center must be a d x w matrix, got shape {c.shape}")
-    if radius < 0:
+    if not radius >= 0:
         raise SketchError(f"radius must be non-negative, got {radius}")
     rho = np.sqrt((c * c).sum(axis=1))
     lo = float(np.min(np.maximum(0.0, rho - radius)) ** 2)
@@ -94,7 +112,9 @@ def point_extrema(center: np.ndarray, radius: float) -> Tuple[float, float]:
     """Min and max of f(v) = min_j v_j over the ball ||v - center|| <= radius: min_j center_j - radius,
     and the water level lambda with sum_j max(0, lambda - center_j)^2 = radius^2."""
     c = np.asarray(center, dtype=np.float64).ravel()
-    if radius < 0:
+    if c.size == 0:
+        raise SketchError("point_extrema needs at least one cell")
+    if not radius >= 0:
         raise SketchError(f"radius must be non-negative, got {radius}")
     return float(c.min() - radius), water_level(c, radius)
 
@@ -102,27 +122,55 @@ def point_extrema(center: np.ndarray, radius: float) -> Tuple[float, float]:
 # --------------------------------------------------------------------------- monitored functions
 
 
-class SelfJoin:
+class MonitoredFunction:
+    """A function of the range's Count-Min matrix that the protocols monitor: ``bind`` it to the
+    cluster's sketches, ``project`` a matrix onto its statistics vector, take its ``value`` there and
+    its ``extrema`` over a ball of such vectors."""
+
+    name = "function"
+
+    def bind(self, sketch: EcmSketch) -> "MonitoredFunction":
+        """Checks the sketch configuration and reads what the function needs of it; returns self."""
+        return self
+
+    def project(self, matrix: np.ndarray) -> np.ndarray:
+        """The statistics vector of a depth x width Count-Min matrix."""
+        raise NotImplementedError
+
+    def value(self, v: np.ndarray) -> float:
+        """The function at statistics vector ``v``."""
+        raise NotImplementedError
+
+    def extrema(self, center: np.ndarray, radius: float) -> Tuple[float, float]:
+        """(min, max) of the function over the ball ||v - center|| <= radius."""
+        raise NotImplementedError
+
+
+class SelfJoin(MonitoredFunction):
     """The self-join size F(V) = min_j sum_i V[j][i]^2 of the Count-Min matrix for the range."""
 
     name = "self_join"
 
     def bind(self, sketch: EcmSketch) -> "SelfJoin":
+        """Refuses randomized-wave cells (no self-join guarantee)."""
         if sketch.info()["cell_kind"] == "rwave":
             raise SketchError("self-join monitoring needs deterministic cells ('eh' or 'dwave'), not 'rwave'")
         return self
 
     def project(self, matrix: np.ndarray) -> np.ndarray:
+        """The whole matrix."""
         return matrix
 
     def value(self, v: np.ndarray) -> float:
+        """min_j ||V_j||^2."""
         return float(np.min((v * v).sum(axis=1)))
 
     def extrema(self, center: np.ndarray, radius: float) -> Tuple[float, float]:
+        """:func:`self_join_extrema`."""
         return self_join_extrema(center, radius)
 
 
-class PointQuery:
+class PointQuery(MonitoredFunction):
     """The point estimate of one key, f(V) = min_j V[j, h_j(key)]: only the key's d cells matter, so
     the statistics vector is those d entries."""
 
@@ -133,29 +181,38 @@ class PointQuery:
         self._idx: Optional[np.ndarray] = None
 
     def bind(self, sketch: EcmSketch) -> "PointQuery":
+        """Reads the key's column in every row (the protocols bind again to the merged sketch at each
+        synchronisation, whose key type is known)."""
         cols = np.asarray(call(_jvm.api().ecmColumns, sketch._j, sketch._fp(self.key)), dtype=np.int64)
         self._idx = np.arange(cols.size, dtype=np.int64) * int(sketch.info()["width"]) + cols
         return self
 
     def project(self, matrix: np.ndarray) -> np.ndarray:
+        """The key's d cells."""
         if self._idx is None:
             raise SketchError("PointQuery is not bound to a sketch")
         return matrix.ravel()[self._idx]
 
     def value(self, v: np.ndarray) -> float:
+        """The Count-Min estimate: the smallest of the key's cells."""
         return float(np.min(v))
 
     def extrema(self, center: np.ndarray, radius: float) -> Tuple[float, float]:
+        """:func:`point_extrema`."""
         return point_extrema(center, radius)
 
 
 # --------------------------------------------------------------------------- sites
 
 
-def matrix(sketch: EcmSketch, range: Optional[int] = None, now: Optional[int] = None) -> np.ndarray:
-    """The plain Count-Min matrix (depth x width) of ``sketch`` for (now - range, now], in one JVM call."""
+def matrix(sketch: EcmSketch, range: Any = None, now: Any = None) -> np.ndarray:
+    """The plain Count-Min matrix (depth x width) of ``sketch`` for (now - range, now], in one JVM call
+    (range and now as :meth:`EcmSketch.point` takes them)."""
+    if not isinstance(sketch, EcmSketch):
+        raise SketchError(f"matrix needs an EcmSketch, got {type(sketch).__name__}")
     i = sketch._j
-    flat = np.asarray(call(_jvm.api().ecmMatrix, i, jlong(range), jlong(now)), dtype=np.float64)
+    flat = np.asarray(call(_jvm.api().ecmMatrix, i, jlong(range_ticks(range, sketch._micros)),
+                           jlong(time_ticks(now, sketch._micros))), dtype=np.float64)
     return flat.reshape(int(i.depth()), int(i.width()))
 
 
@@ -164,10 +221,10 @@ class Cluster:
 
     def __init__(self, n_sites: int, window: int, epsilon: float = 0.1, delta: float = 0.05, *,
                  optimize_for: str = "inner_product", cell: str = "eh", seed: int = DEFAULT_SEED):
-        if not isinstance(n_sites, int) or n_sites < 1:
+        if isinstance(n_sites, bool) or not isinstance(n_sites, numbers.Integral) or n_sites < 1:
             raise SketchError(f"n_sites must be a positive integer, got {n_sites!r}")
-        self.n = n_sites
-        self.window = int(window)
+        self.n = int(n_sites)
+        self.window = _integer(window, "window (integer ticks)")
         self.sketches = [EcmSketch.create(epsilon, delta, window, optimize_for=optimize_for, cell=cell, seed=seed)
                          for _ in range(n_sites)]
         for i, s in enumerate(self.sketches):
@@ -175,11 +232,12 @@ class Cluster:
         self._bytes: List[Optional[bytes]] = [None] * n_sites
         self._matrices: Dict[Tuple[int, int, int], np.ndarray] = {}
         self.now: Optional[int] = None
-        self.batches = 0
 
     def ingest(self, site: int, keys: Any, timestamps: Any, values: Any = None) -> None:
         """Adds a batch at one site (timestamps at or after its last one)."""
-        if not 0 <= site < self.n:
+        site = self._site(site)
+        if timestamps is None or keys is None:
+            raise SketchError("ingest needs keys and timestamps (sequences of equal length)")
             raise SketchError(f"site must be in [0, {self.n}), got {site}")
         if len(timestamps):
             self.sketches[site].add_many(keys, timestamps, values)
@@ -188,6 +246,7 @@ class Cluster:
 
     def advance(self, now: int) -> None:
         """Ends an update batch: the clock moves to ``now`` (no earlier than any timestamp added)."""
+        now = _integer(now, "now")
         if self.now is not None and now < self.now:
             raise SketchError(f"now must not go back: {now} < {self.now}")
         for s in self.sketches:
@@ -195,11 +254,17 @@ class Cluster:
                 raise SketchError(f"now {now} precedes a site's last timestamp {s.last_ts}")
         if now != self.now:
             self._matrices.clear()
-        self.now = int(now)
-        self.batches += 1
+        self.now = now
+
+    def _site(self, site: Any) -> int:
+        site = _integer(site, "site")
+        if not 0 <= site < self.n:
+            raise SketchError(f"site must be in [0, {self.n}), got {site}")
+        return site
 
     def sketch_bytes(self, site: int) -> bytes:
         """The site's sketch as shipped (format v1 bytes; cached until the site's next batch)."""
+        site = self._site(site)
         b = self._bytes[site]
         if b is None:
             b = self._bytes[site] = self.sketches[site].to_bytes()
@@ -208,7 +273,11 @@ class Cluster:
     def local_matrix(self, site: int, range: int, now: Optional[int] = None) -> np.ndarray:
         """The site's Count-Min matrix for (now - range, now] (read-only; shared by the protocols
         that read the same site, range and time until the site's next batch)."""
-        key = (site, min(int(range), self.window), int(self.now if now is None else now))
+        site = self._site(site)
+        t = self.now if now is None else now
+        if t is None:
+            raise SketchError("local_matrix needs a time: call advance(now) first")
+        key = (site, min(_integer(range, "range"), self.window), _integer(t, "now"))
         m = self._matrices.get(key)
         if m is None:
             m = matrix(self.sketches[site], key[1], key[2])
@@ -256,15 +325,60 @@ class Protocol:
             raise SketchError(f"weights must be 'traffic' or 'uniform', got {weights!r}")
         self.weights = weights
         self.w: Optional[np.ndarray] = None
+        if not isinstance(cluster, Cluster):
+            raise SketchError(f"cluster must be a Cluster, got {type(cluster).__name__}")
         self.cluster = cluster
-        self.range = int(range)
+        self.range = _integer(range, "range")
         if not 0 < self.range <= cluster.window:
             raise SketchError(f"range must be in (0, window={cluster.window}], got {range}")
-        self.function = (function if function is not None else SelfJoin()).bind(cluster.sketches[0])
+        f = function if function is not None else SelfJoin()
+        if not isinstance(f, MonitoredFunction):
+            raise SketchError(f"function must be a MonitoredFunction such as SelfJoin() or PointQuery(key), got {f!r}")
+        self.function = f.bind(cluster.sketches[0])
         self.traffic = Traffic()
         self.estimate: float = float("nan")
         self.sync_time: Optional[int] = None
         self.merged: Optional[EcmSketch] = None
+
+    def _time(self, now: Any) -> int:
+        """The time of a step: the cluster's clock by default; never before it, nor before the last
+        synchronisation."""
+        c = self.cluster
+        if c.now is None:
+            raise SketchError("step needs a time: call cluster.advance(now) first")
+        t = c.now if now is None else _integer(now, "now")
+        if t < c.now:
+            raise SketchError(f"now {t} precedes the cluster's clock {c.now}")
+        if self.sync_time is not None and t < self.sync_time:
+            raise SketchError(f"now {t} precedes the last synchronisation at {self.sync_time}")
+        return t
+
+    def _ready(self) -> bool:
+        """Whether the first synchronisation happened."""
+        return self.merged is not None
+
+    def _side(self) -> Optional[bool]:
+        """The coordinator's answer (above the threshold), None when it tracks a value."""
+        return getattr(self, "above", None)
+
+    def local_violation(self, site: int, now: int) -> bool:
+        """The site's local test at ``now``: True when it must report a violation."""
+        raise NotImplementedError
+
+    def _sync(self, alerting: Sequence[int], now: int) -> None:
+        raise NotImplementedError
+
+    def step(self, now: Any = None) -> StepResult:
+        """Every site runs its local test at ``now`` (default: the cluster's clock); a violation
+        synchronises. The first step synchronises to initialise."""
+        t = self._time(now)
+        if not self._ready():
+            self._sync([], t)
+            return StepResult(t, [], True, self.estimate, self._side())
+        viol = [i for i in range(self.cluster.n) if self.local_violation(i, t)]
+        if viol:
+            self._sync(viol, t)
+        return StepResult(t, viol, bool(viol), self.estimate, self._side())
 
     def _collect(self, alerting: Sequence[int]) -> EcmSketch:
         """Ships every sketch to the coordinator (alerting sites send theirs with the alert; the
@@ -282,7 +396,9 @@ class Protocol:
                 self.traffic.send("sketch", len(b))
             got.append(b)
         self.traffic.syncs += 1
-        return EcmSketch.merge(got)
+        merged = EcmSketch.merge(got)
+        self.function = self.function.bind(merged)  # the merged sketch knows the key type
+        return merged
 
     def _estimate_vector(self, merged: EcmSketch, now: int) -> np.ndarray:
         return self.function.project(matrix(merged, self.range, now))
@@ -325,9 +441,7 @@ class ThresholdMonitor(Protocol):
         super().__init__(cluster, range, function, weights)
         if delta not in ("stored", "arrivals"):
             raise SketchError(f"delta must be 'stored' or 'arrivals', got {delta!r}")
-        if not (isinstance(threshold, (int, float)) and math.isfinite(threshold)):
-            raise SketchError(f"threshold must be a finite number, got {threshold!r}")
-        self.threshold = float(threshold)
+        self.threshold = _real(threshold, "threshold")
         self.delta_mode = delta
         self.above: Optional[bool] = None
         self._e: Optional[np.ndarray] = None
@@ -360,6 +474,8 @@ class ThresholdMonitor(Protocol):
     def local_violation(self, site: int, now: int) -> bool:
         """The ball test at one site: True when F's min and max over the site's ball lie on
         different sides of the threshold."""
+        if not self._ready():
+            raise SketchError("no synchronisation yet: call step() first")
         k = 1.0 / float(self.w[site])  # the drift vector is E + D_i / w_i (n D_i for uniform weights)
         d = self._delta(site, now)
         radius = k * float(np.linalg.norm(d)) / 2.0
@@ -367,20 +483,6 @@ class ThresholdMonitor(Protocol):
             return False
         lo, hi = self.function.extrema(self._e + (k / 2.0) * d, radius)
         return not (lo >= self.threshold or hi < self.threshold)
-
-    def step(self, now: Optional[int] = None) -> StepResult:
-        """Every site runs its local test at ``now`` (default: the cluster's clock); a violation
-        synchronises. The first step synchronises to initialise."""
-        t = self.cluster.now if now is None else int(now)
-        if t is None:
-            raise SketchError("step needs a time: call cluster.advance(now) first")
-        if self._e is None:
-            self._sync([], t)
-            return StepResult(t, [], True, self.estimate, self.above)
-        viol = [i for i in range(self.cluster.n) if self.local_violation(i, t)]
-        if viol:
-            self._sync(viol, t)
-        return StepResult(t, viol, bool(viol), self.estimate, self.above)
 
 
 class RelativeMonitor(Protocol):
@@ -398,10 +500,12 @@ class RelativeMonitor(Protocol):
 
     def __init__(self, cluster: Cluster, theta: float, range: int, *, weights: str = "traffic"):
         super().__init__(cluster, range, SelfJoin(), weights)
-        if not (isinstance(theta, (int, float)) and 0 < theta < 1):
+        if isinstance(theta, bool) or not isinstance(theta, numbers.Real) or not 0 < float(theta) < 1:
             raise SketchError(f"theta must be in (0, 1), got {theta!r}")
         self.theta = float(theta)
         self._rho: Optional[np.ndarray] = None
+        self._istar = 0
+        self._upper = self._lower = 0.0
         self._stored: List[np.ndarray] = []
 
     def _sync(self, alerting: Sequence[int], now: int) -> None:
@@ -418,6 +522,9 @@ class RelativeMonitor(Protocol):
         self.traffic.send("row norms", 8 * (self._rho.size + 1) + CONTROL_BYTES, count=c.n)
 
     def local_violation(self, site: int, now: int) -> bool:
+        """True when the site's own delta breaks one of the two local conditions above."""
+        if not self._ready():
+            raise SketchError("no synchronisation yet: call step() first")
         k = 1.0 / float(self.w[site])
         d = self.cluster.local_matrix(site, self.range, now) - self._stored[site]
         dn = np.sqrt((d * d).sum(axis=1))
@@ -426,18 +533,6 @@ class RelativeMonitor(Protocol):
         low_ok = float(np.min(self._rho - k * dn)) >= self._lower
         return not (up_ok and low_ok)
 
-    def step(self, now: Optional[int] = None) -> StepResult:
-        t = self.cluster.now if now is None else int(now)
-        if t is None:
-            raise SketchError("step needs a time: call cluster.advance(now) first")
-        if self._rho is None:
-            self._sync([], t)
-            return StepResult(t, [], True, self.estimate, None)
-        viol = [i for i in range(self.cluster.n) if self.local_violation(i, t)]
-        if viol:
-            self._sync(viol, t)
-        return StepResult(t, viol, bool(viol), self.estimate, None)
-
 
 class PeriodicShipping(Protocol):
     """Baseline: every site ships its sketch every ``period`` batches (1: every batch); the
@@ -445,22 +540,20 @@ class PeriodicShipping(Protocol):
 
     def __init__(self, cluster: Cluster, threshold: float, range: int, function: Any = None, *, period: int = 1):
         super().__init__(cluster, range, function)
-        if not isinstance(period, int) or period < 1:
+        if isinstance(period, bool) or not isinstance(period, numbers.Integral) or period < 1:
             raise SketchError(f"period must be a positive integer, got {period!r}")
-        if not (isinstance(threshold, (int, float)) and math.isfinite(threshold)):
-            raise SketchError(f"threshold must be a finite number, got {threshold!r}")
-        self.threshold = float(threshold)
-        self.period = period
+        self.threshold = _real(threshold, "threshold")
+        self.period = int(period)
         self.above: Optional[bool] = None
         self._steps = 0
 
     def _stored_vec(self, site: int) -> np.ndarray:
         raise SketchError("the periodic baseline tracks nothing between its shipments")
 
-    def step(self, now: Optional[int] = None) -> StepResult:
-        t = self.cluster.now if now is None else int(now)
-        if t is None:
-            raise SketchError("step needs a time: call cluster.advance(now) first")
+    def step(self, now: Any = None) -> StepResult:
+        """Ships every sketch when the period comes round, else nothing; the answer is the last
+        shipment's."""
+        t = self._time(now)
         ship = self._steps % self.period == 0
         self._steps += 1
         if ship:
@@ -488,6 +581,7 @@ class CrossingScore:
 
     @property
     def max_delay(self) -> int:
+        """The largest delay, in batches, of a late detection (0 when none was late)."""
         return max(self.delays, default=0)
 
 
