@@ -102,11 +102,11 @@ def test_sketch_info_reads_every_stored_format_v1_sketch(spark):
 def test_a_newer_format_version_is_refused_with_a_clear_message(spark):
     with open(os.path.join(GOLDEN, "eh.hex")) as f:
         hx = "".join(ln.strip() for ln in f if not ln.startswith("#"))
-    newer = hx[:8] + "02" + hx[10:]  # byte 4 is the format version
+    newer = hx[:8] + "03" + hx[10:]  # byte 4 is the format version (this release reads 1 and 2)
     with pytest.raises(Exception) as err:
         spark.sql(f"SELECT sketch_info(unhex('{newer}')) AS i").collect()
     msg = str(err.value)
-    assert "unsupported sketch format version 2" in msg and "newer release" in msg, msg
+    assert "unsupported sketch format version 3" in msg and "newer release" in msg, msg
 
 
 def test_summed_counts_of_stored_sketches_need_no_merge_level(spark, rollup):

@@ -49,6 +49,20 @@ trait CellFamily {
   def write(c: WindowCounter, out: ByteWriter, base: Long): Unit
   /** Reads a cell written by [[write]]; null for an empty cell. Validates every field. */
   def read(in: ByteReader, base: Long, lastTs: Long): WindowCounter
+  /** Whether the family has a time-disjoint merge ([[concat]], docs/DESIGN.md "Time-disjoint merges"). */
+  def concatenates: Boolean = false
+  /** Lower bound of a non-empty cell's retained timestamps, and the end of its newest bucket (the
+    * time-disjoint test); only for a family that [[concatenates]].
+    */
+  def lowerTs(c: WindowCounter): Long = throw new UnsupportedOperationException(s"$name cells have no time-disjoint merge")
+  def newestEnd(c: WindowCounter): Long = throw new UnsupportedOperationException(s"$name cells have no time-disjoint merge")
+  /** Time-disjoint merge of non-empty cells of this family, oldest first, each one's lower timestamp at
+    * or after every older one's newest end: the result answers within its inputs' bound, with no merge
+    * level added. Only for a family that [[concatenates]].
+    */
+  def concat(cells: Seq[WindowCounter]): WindowCounter = throw new UnsupportedOperationException(s"$name cells have no time-disjoint merge")
+  /** The lowest format version whose readers read this cell's encoding (docs/FORMAT.md). */
+  def formatVersion(c: WindowCounter): Int = 1
 }
 
 /** Cell-kind ids of format v1 (the registered [[CellKind]]s carry them). */

@@ -5,14 +5,19 @@ package ecmsketch.core
   */
 object Codec {
   final val Magic: Array[Byte] = "ECMS".getBytes("US-ASCII")
+  /** The format version of every sketch without a segmented cell. */
   final val Version = 1
+  /** The newest format version this library reads and writes (2: segmented EH cells, written only
+    * by a time-disjoint merge; docs/FORMAT.md).
+    */
+  final val MaxVersion = 2
   final val HeaderSize = 60
   /** Cell kind byte of a sketch kind that holds no sliding-window cells (the async and decayed families). */
   final val NoCells = 0
 
   private def writeCommon(s: WindowSketch, kind: Int, cellKind: Int, out: ByteWriter): Unit = {
     out.putBytes(Magic)
-    out.putByte(Version)
+    out.putByte(Version) // patched by encode once the body is written (SketchKind.formatVersion)
     out.putByte(kind)
     out.putByte(cellKind)
     out.putByte((if (s.spec.countWindow) 1 else 0) | (if (s.spec.tsMicros) 2 else 0) | (if (s.isEmpty) 0 else 4))
@@ -31,7 +36,9 @@ object Codec {
     val out = new ByteWriter(kind.sizeHint(s))
     writeCommon(s, kind.id, kind.cellKindOf(s), out)
     kind.encodeBody(s, out)
-    out.toByteArray
+    val b = out.toByteArray
+    b(Magic.length) = kind.formatVersion(s).toByte
+    b
   }
 
   /** Encodes a sketch of any registered kind. */
@@ -48,9 +55,9 @@ object Codec {
     if (!java.util.Arrays.equals(m, Magic))
       throw new SketchException("not an ecmsketch sketch: bad magic bytes " + m.map(b => f"${b & 0xFF}%02x").mkString)
     val version = in.getByte("format version")
-    if (version != Version)
-      throw new SketchException(s"unsupported sketch format version $version (this library reads version $Version" +
-        (if (version > Version) "; the sketch was written by a newer release of ecmsketch: read it with that release or a later one)" else ")"))
+    if (version < Version || version > MaxVersion)
+      throw new SketchException(s"unsupported sketch format version $version (this library reads versions $Version to $MaxVersion" +
+        (if (version > MaxVersion) "; the sketch was written by a newer release of ecmsketch: read it with that release or a later one)" else ")"))
     val kind = in.getByte("sketch kind")
     val sk = Registry.sketchKind(kind).getOrElse(throw new SketchException(s"corrupt sketch: unknown sketch kind $kind"))
     val cellKind = in.getByte("cell kind")
@@ -88,17 +95,28 @@ object Codec {
     if (hasRows && first > last) throw new SketchException(s"corrupt sketch: first timestamp $first after last $last")
     if (!hasRows && (count != 0 || first != Long.MaxValue || last != Long.MinValue))
       throw new SketchException("corrupt sketch: an empty sketch with timestamps or weight")
-    SketchHeader(kind, cellKind, spec, eps, cellEps, levels, depth, first, last, count, hasRows)
+    SketchHeader(kind, cellKind, spec, eps, cellEps, levels, depth, first, last, count, hasRows, version)
   }
 
   /** Decodes any sketch, validating every field; throws [[SketchException]] on bad bytes. */
   def decode(bytes: Array[Byte]): WindowSketch = {
     val in = new ByteReader(bytes)
     val h = readCommon(in)
-    val s = Registry.sketchKind(h.kind).get.decodeBody(in, h)
+    val kind = Registry.sketchKind(h.kind).get
+    val s = kind.decodeBody(in, h)
     s.restoreState(h.depth, h.firstTs, h.lastTs, h.count, h.hasRows)
+    // one encoding per sketch: version 2 exactly when a cell is segmented
+    val v = versionOf(kind, s)
+    if (v != h.version)
+      throw new SketchException(s"corrupt sketch: format version ${h.version}, but its cells are of version $v" +
+        (if (v > h.version) " (segmented cells need version 2)" else ""))
     s
   }
+
+  /** The format version `s` is written in ([[SketchKind.formatVersion]]). */
+  def versionOf(s: WindowSketch): Int = Registry.kindOf(s).map(k => versionOf(k, s)).getOrElse(Version)
+
+  private def versionOf[S <: WindowSketch](k: SketchKind[S], s: WindowSketch): Int = k.formatVersion(k.cast(s).get)
 
   /** Decodes a sketch that must be of kind `kind` ("expected <kind.expected> but got <what it is>"). */
   def decodeAs[S <: WindowSketch](kind: SketchKind[S], bytes: Array[Byte]): S = {

@@ -4,7 +4,8 @@ import scala.reflect.ClassTag
 
 /** The validated header fields every sketch kind shares (docs/FORMAT.md, bytes 0-59). */
 final case class SketchHeader(kind: Int, cellKind: Int, spec: WindowSpec, epsilon: Double, cellEpsilon: Double,
-                              levels: Int, depth: Int, firstTs: Long, lastTs: Long, count: Long, hasRows: Boolean) {
+                              levels: Int, depth: Int, firstTs: Long, lastTs: Long, count: Long, hasRows: Boolean,
+                              version: Int = Codec.Version) {
   /** A decoded cell must be empty in an empty sketch. */
   def checkEmptyCell(cell: WindowCounter): Unit =
     if (cell != null && !hasRows) throw new SketchException("corrupt sketch: buckets in an empty sketch")
@@ -65,6 +66,8 @@ abstract class SketchKind[S <: WindowSketch](val id: Int, val name: String)(impl
   def info(s: S): Map[String, Any]
   /** The certified relative error of the kind's main query at the sketch's merge depth. */
   def errorBound(s: S): Double
+  /** The format version the sketch is written in: [[Codec.Version]] unless a cell needs a newer one. */
+  def formatVersion(s: S): Int = Codec.Version
 
   final def cls: Class[_] = ct.runtimeClass
   final def cast(s: WindowSketch): Option[S] = s match { case x: S => Some(x); case _ => None }

@@ -30,7 +30,7 @@ object SketchDescription {
 
   def describe(s: WindowSketch, sizeBytes: Int): Map[String, Any] = {
     val common = Map[String, Any](
-      "format_version" -> Codec.Version,
+      "format_version" -> Codec.versionOf(s),
       "window_type" -> s.spec.typeName,
       "window" -> (if (s.spec.unbounded) null else s.spec.window),
       "ts_unit" -> (if (s.spec.countWindow) "sequence" else if (s.spec.tsMicros) "microseconds" else "ticks"),

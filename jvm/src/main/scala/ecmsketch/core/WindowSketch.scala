@@ -108,7 +108,14 @@ abstract class WindowSketch {
     * runs and its fine side runs, docs/DESIGN.md "Rows in any order"), the depth is
     * [[Bounds.mixedMergeDepth]]: the inputs' bounds expressed as a depth at this cell epsilon, plus one.
     */
-  protected def mergeStateFrom(inputs: Seq[WindowSketch], contributing: Seq[WindowSketch]): Unit = {
+  protected def mergeStateFrom(inputs: Seq[WindowSketch], contributing: Seq[WindowSketch]): Unit =
+    mergeStateFrom(inputs, contributing, Seq(contributing))
+
+  /** As above, for a merge that laid time-disjoint `clusters` of the contributing inputs side by side
+    * after merging each cluster (docs/DESIGN.md, "Time-disjoint merges"): the depth is the largest
+    * cluster's, a cluster of one input keeping that input's depth and a larger one adding a level.
+    */
+  protected def mergeStateFrom(inputs: Seq[WindowSketch], contributing: Seq[WindowSketch], clusters: Seq[Seq[WindowSketch]]): Unit = {
     val withRows = inputs.filter(_._hasRows)
     _hasRows = withRows.nonEmpty
     _firstTs = if (_hasRows) withRows.map(_._firstTs).min else Long.MaxValue
@@ -123,7 +130,7 @@ abstract class WindowSketch {
       if (contributing.exists(_.cellEpsilon != cellEpsilon))
         Bounds.mixedMergeDepth(cellEpsilon, contributing.map(s => (s.cellEpsilon, s._mergeDepth)))
       else if (contributing.size <= 1) contributing.headOption.map(_._mergeDepth).getOrElse(inputs.map(_._mergeDepth).max)
-      else contributing.map(_._mergeDepth).max + 1
+      else clusters.map(c => c.map(_._mergeDepth).max + (if (c.size > 1) 1 else 0)).max
     if (_mergeDepth > 65535) throw new SketchException("merge depth exceeds 65535")
   }
 

@@ -2,6 +2,26 @@ package ecmsketch.core
 
 /** Range arithmetic and merge plumbing shared by every cell and sketch kind. */
 object Windows {
+  /** `xs` grouped into clusters of overlapping time spans, in time order (docs/DESIGN.md,
+    * "Time-disjoint merges"). Sorted by (lower, upper), an input starts a new cluster when its
+    * lower timestamp is at or after the newest `upper` (last bucket end) of every input before it;
+    * else it joins the current cluster. So every retained row of a cluster lies at or after every
+    * bucket end of the clusters before it, and clusters may be laid side by side.
+    */
+  def timeClusters[T](xs: Seq[T])(lower: T => Long, upper: T => Long): Seq[Seq[T]] = {
+    val sorted = xs.sortBy(x => (lower(x), upper(x)))
+    val out = Seq.newBuilder[Seq[T]]
+    var cur = Vector.empty[T]
+    var end = Long.MinValue
+    sorted.foreach { x =>
+      if (cur.nonEmpty && lower(x) >= end) { out += cur; cur = Vector.empty }
+      cur = cur :+ x
+      end = math.max(end, upper(x))
+    }
+    if (cur.nonEmpty) out += cur
+    out.result()
+  }
+
   /** The first timestamp of the range (now - r, now] for r >= 1, i.e. now - r + 1, saturating at
     * Long.MinValue (which is exact: every timestamp is >= Long.MinValue). The range Long.MaxValue
     * (only an unbounded window admits it; it is an unbounded window's default) means all time.

@@ -1,6 +1,6 @@
 package ecmsketch.ecm
 
-import ecmsketch.core.{ByteReader, ByteWriter, EcmCellContext, KeyType, Registry, SketchException, SketchHeader,
+import ecmsketch.core.{ByteReader, ByteWriter, Codec, EcmCellContext, KeyType, Registry, SketchException, SketchHeader,
   SketchKind}
 
 /** The ECM-sketch (sketch kind 2): its Count-Min header (docs/FORMAT.md), the cell parameters its
@@ -60,6 +60,14 @@ object EcmKind extends SketchKind[EcmSketch](2, "ecm") {
     val plan = EcmPlan(c.epsilon, delta, kind, c.levels, c.cellEpsilon, cmEps, width, depth, c.cellKind, cellDelta)
     val params = EcmParams(c.spec, plan, seed, maxArrivals)
     EcmSketch.decodeCells(params, keyType, in, c)
+  }
+
+  /** 2 when a cell is segmented (a time-disjoint merge's), else 1; on the sketch's clock, as written. */
+  override def formatVersion(s: EcmSketch): Int = {
+    s.syncCells()
+    var v = Codec.Version
+    s.cells.foreach(c => if (c != null) v = math.max(v, s.family.formatVersion(c)))
+    v
   }
 
   def merge(xs: Seq[EcmSketch]): EcmSketch = EcmSketch.merge(xs)

@@ -3,8 +3,8 @@ package ecmsketch.ecm
 import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCharsets}
 import java.nio.ByteBuffer
 
-import ecmsketch.core.{ByteReader, CellFamily, CellParams, KeyType, KeyedSketch, Registry, SketchException, SketchHeader, WindowCounter,
-  WindowSketch, WindowSpec}
+import ecmsketch.core.{ByteReader, CellFamily, CellParams, Codec, KeyType, KeyedSketch, Registry, SketchException, SketchHeader, WindowCounter,
+  WindowSketch, WindowSpec, Windows}
 import ecmsketch.hash.Hashing
 
 /** Parameters of an ECM-sketch (all of them go into the binary header).
@@ -459,16 +459,20 @@ object EcmSketch {
 
   /** Order-preserving n-way merge of sketches from many sites (ECM §5.3): cell-wise merge, one level
     * of depth for all inputs. Parameters and seed must be equal; count-based sketches are refused.
+    * With `timeDisjoint` and cells that have a time-disjoint merge (EH), the inputs are merged in
+    * clusters of overlapping time spans, and the clusters laid side by side cell by cell: the depth
+    * is the deepest cluster's (docs/DESIGN.md, "Time-disjoint merges"), so a roll-up of consecutive
+    * periods costs no level.
     */
-  def merge(sketches: Seq[EcmSketch]): EcmSketch = {
+  def merge(sketches: Seq[EcmSketch], timeDisjoint: Boolean = true): EcmSketch = {
     WindowSketch.checkMergeable(sketches, "ecm merge")
-    mergeImpl(sketches, sameStream = false)
+    mergeImpl(sketches, sameStream = false, timeDisjoint)
   }
 
   /** Merge of partial sketches of one stream (count windows allowed). */
-  private[ecmsketch] def mergeUnchecked(sketches: Seq[EcmSketch]): EcmSketch = mergeImpl(sketches, sameStream = true)
+  private[ecmsketch] def mergeUnchecked(sketches: Seq[EcmSketch]): EcmSketch = mergeImpl(sketches, sameStream = true, timeDisjoint = false)
 
-  private def mergeImpl(sketches: Seq[EcmSketch], sameStream: Boolean): EcmSketch = {
+  private def mergeImpl(sketches: Seq[EcmSketch], sameStream: Boolean, timeDisjoint: Boolean): EcmSketch = {
     SketchException.require(sketches.nonEmpty, "merge needs at least one sketch")
     val first = sketches.head
     sketches.foreach { s =>
@@ -500,8 +504,45 @@ object EcmSketch {
     if (contributing.size == 1 || sketches.size == 1) {
       val src = contributing.headOption.getOrElse(first)
       while (i < n) { val c = src.cells(i); cells(i) = if (c == null) null else src.family.merge(Seq(c)); i += 1 }
+    } else if (timeDisjoint && family.concatenates) {
+      val clusters = timeClusters(contributing)
+      if (clusters.size > 1) {
+        val out = finishMerge(new EcmSketch(outParams, family, concatCells(clusters, family, n)), keyType, sketches, contributing, clusters)
+        // the time-disjoint layout keeps max_size_bytes (the worst case of one histogram per cell) or is not used
+        val limit = Planner.worstCaseBytes(out.spec, out.plan)
+        if (limit.forall(l => Codec.encode(EcmKind, out).length <= l)) return out
+      }
+      mergeCells(contributing, family, cells)
     } else mergeCells(contributing, family, cells)
     finishMerge(new EcmSketch(outParams, family, cells), keyType, sketches, contributing)
+  }
+
+  /** The contributing sketches in clusters of overlapping time spans, oldest first (core.Windows.timeClusters):
+    * a sketch's span runs from the lowest lower timestamp of its cells to the newest bucket end among them.
+    */
+  private def timeClusters(contributing: IndexedSeq[EcmSketch]): Seq[Seq[EcmSketch]] = {
+    def span(s: EcmSketch): (Long, Long) = {
+      var lo = Long.MaxValue; var hi = Long.MinValue
+      s.cells.foreach { c => if (c != null && !c.isEmpty) { lo = math.min(lo, s.family.lowerTs(c)); hi = math.max(hi, s.family.newestEnd(c)) } }
+      (lo, hi)
+    }
+    val spans = contributing.map(s => s -> span(s)).toMap
+    Windows.timeClusters(contributing)(s => spans(s)._1, s => spans(s)._2)
+  }
+
+  /** Cell i = the time-disjoint merge of the clusters' order-preserving merges of cell i. */
+  private def concatCells(clusters: Seq[Seq[EcmSketch]], family: CellFamily, n: Int): Array[WindowCounter] = {
+    val out = new Array[WindowCounter](n)
+    var i = 0
+    while (i < n) {
+      val parts = clusters.flatMap { cl =>
+        val cs = cl.map(_.cells(i)).filter(c => c != null && !c.isEmpty)
+        if (cs.isEmpty) None else Option(family.merge(cs)).filter(!_.isEmpty)
+      }
+      out(i) = if (parts.isEmpty) null else family.concat(parts)
+      i += 1
+    }
+    out
   }
 
   /** The sketches with a cell that holds weight at the merged clock (docs/DESIGN.md, "Time-disjoint
@@ -528,10 +569,11 @@ object EcmSketch {
   /** Key type, clock and depth of a merged sketch; its cells then follow its clock (which is
     * serialized), so that a merge of sketch objects and a merge of their bytes give the same bytes.
     */
-  private def finishMerge(out: EcmSketch, keyType: Int, sketches: Seq[EcmSketch], contributing: Seq[EcmSketch]): EcmSketch = {
+  private def finishMerge(out: EcmSketch, keyType: Int, sketches: Seq[EcmSketch], contributing: Seq[EcmSketch],
+                          clusters: Seq[Seq[EcmSketch]] = null): EcmSketch = {
     out._keyType = keyType
     out.eventSalt = mergedSalt(sketches)
-    out.mergeStateFrom(sketches, contributing)
+    if (clusters == null) out.mergeStateFrom(sketches, contributing) else out.mergeStateFrom(sketches, contributing, clusters)
     if (!out.isEmpty) {
       val cells = out.cells
       var i = 0

@@ -5,6 +5,10 @@ import ecmsketch.core.{Bounds, ByteReader, ByteWriter, CellFamily, SketchExcepti
 /** Exponential-histogram cells. Encoding of one cell (docs/FORMAT.md, "EH cell"):
   * varint L (levels, 0 = empty); then varint (lowerTs - base); then for each level from L-1 down
   * to 0: varint count, then each bucket end as a varint delta from the previous timestamp.
+  * A segmented cell (format version 2, from a time-disjoint merge) writes L + 64 instead of L, then
+  * after the lower timestamp: varint S (segment buckets, >= 1) and S pairs (varint size >= 1,
+  * varint end delta), oldest first; the levels follow, their deltas continuing from the last
+  * segment end.
   */
 final class EhCells(val config: EhConfig) extends CellFamily {
   def id: Int = CellFamily.ExpHistogramId
@@ -29,9 +33,18 @@ final class EhCells(val config: EhConfig) extends CellFamily {
     case h: ExpHistogram =>
       if (h.isEmpty) out.putVarLong(0)
       else {
-        out.putVarLong(h.levelCount)
+        val seg = h.segmentCount
+        out.putVarLong(if (seg > 0) EhCells.SegmentedMarker + h.levelCount else h.levelCount)
         out.putVarLong(h.lowerTs - base)
         var prev = h.lowerTs
+        if (seg > 0) {
+          out.putVarLong(seg)
+          var j = 0
+          while (j < seg) {
+            val e = h.segmentEndAt(j)
+            out.putVarLong(h.segmentSizeAt(j)); out.putVarLong(e - prev); prev = e; j += 1
+          }
+        }
         var l = h.levelCount - 1
         while (l >= 0) {
           val s = h.sizeAt(l)
@@ -45,13 +58,30 @@ final class EhCells(val config: EhConfig) extends CellFamily {
   }
 
   def read(in: ByteReader, base: Long, lastTs: Long): WindowCounter = {
-    val levels = in.getVarIn("cell level count", 0, EhConfig.MaxLevels).toInt
-    if (levels == 0) null
+    val code = in.getVarIn("cell level count", 0, EhCells.SegmentedMarker + EhConfig.MaxLevels).toInt
+    if (code > EhConfig.MaxLevels && code < EhCells.SegmentedMarker)
+      throw new SketchException(s"corrupt sketch: cell level count $code is out of range")
+    val segmented = code >= EhCells.SegmentedMarker
+    val levels = if (segmented) code - EhCells.SegmentedMarker else code
+    if (code == 0) null
     else {
       val lower = addTs(base, in.getVarLong("cell lower timestamp"), "cell lower timestamp")
       if (lower > lastTs) throw new SketchException(s"corrupt sketch: cell lower timestamp $lower after the last timestamp $lastTs")
-      val ends = new Array[Array[Long]](levels)
       var prev = lower
+      var segSizes = EhCells.NoLongs; var segEnds = EhCells.NoLongs
+      if (segmented) {
+        // each segment bucket takes at least two bytes: the count cannot ask for more than the input holds
+        val s = in.getVarIn("segment bucket count", 1, math.max(1, in.remaining / 2)).toInt
+        segSizes = new Array[Long](s); segEnds = new Array[Long](s)
+        var j = 0
+        while (j < s) {
+          segSizes(j) = in.getVarIn("segment bucket size", 1, Long.MaxValue)
+          val t = addTs(prev, in.getVarLong("segment bucket end"), "segment bucket end")
+          if (t > lastTs) throw new SketchException(s"corrupt sketch: bucket end $t after the last timestamp $lastTs")
+          segEnds(j) = t; prev = t; j += 1
+        }
+      }
+      val ends = new Array[Array[Long]](levels)
       var l = levels - 1
       while (l >= 0) {
         val lo = if (l == levels - 1) 1 else config.minAt(l)
@@ -67,7 +97,8 @@ final class EhCells(val config: EhConfig) extends CellFamily {
         l -= 1
       }
       val h = new ExpHistogram(config)
-      h.restore(ends, lower, lastTs)
+      try h.restore(ends, lower, lastTs, segSizes, segEnds)
+      catch { case e: SketchException if !e.getMessage.startsWith("corrupt sketch") => throw new SketchException(s"corrupt sketch: ${e.getMessage}") }
       h
     }
   }
@@ -78,6 +109,24 @@ final class EhCells(val config: EhConfig) extends CellFamily {
     a + delta
   }
 
+  override def concatenates: Boolean = true
+  override def lowerTs(c: WindowCounter): Long = c.asInstanceOf[ExpHistogram].lowerTs
+  override def newestEnd(c: WindowCounter): Long = c.asInstanceOf[ExpHistogram].newestEnd
+  override def concat(cells: Seq[WindowCounter]): WindowCounter =
+    ExpHistogram.concat(cells.map(_.asInstanceOf[ExpHistogram]), config)
+
+  /** Version 2 for a segmented cell, else 1. */
+  override def formatVersion(c: WindowCounter): Int = c match {
+    case h: ExpHistogram if h.segmented => 2
+    case _ => 1
+  }
+
   override def equals(o: Any): Boolean = o match { case e: EhCells => e.config == config; case _ => false }
   override def hashCode: Int = config.hashCode
+}
+
+object EhCells {
+  /** Added to the level count of a segmented cell (format version 2). */
+  final val SegmentedMarker = 64
+  private val NoLongs = new Array[Long](0)
 }

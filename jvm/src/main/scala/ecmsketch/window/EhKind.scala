@@ -23,6 +23,7 @@ object EhKind extends OneCellKind[EhSketch](1, "eh", CellFamily.ExpHistogramId) 
   def mergeDiffs(a: EhSketch, b: EhSketch): Seq[String] = a.diffs(b)
   def info(s: EhSketch): Map[String, Any] = Map("cell_kind" -> "eh", "total_error_bound" -> s.errorBound)
   def errorBound(s: EhSketch): Double = s.errorBound
+  override def formatVersion(s: EhSketch): Int = if (s.histogram.segmented) 2 else Codec.Version
 }
 
 /** Exponential-histogram cells (cell kind 1). */

@@ -1,6 +1,6 @@
 package ecmsketch.window
 
-import ecmsketch.core.{Bounds, CounterSketch, SketchException, WindowCounter, WindowSketch, WindowSpec}
+import ecmsketch.core.{Bounds, CounterSketch, SketchException, WindowCounter, WindowSketch, WindowSpec, Windows}
 
 /** A stand-alone exponential histogram with a plan and a certified bound ([[CounterSketch]]). */
 final class EhSketch private (val spec: WindowSpec, val epsilon: Double, val plannedLevels: Int,
@@ -63,8 +63,10 @@ object EhSketch {
     */
   private[ecmsketch] def mergeUnchecked(sketches: Seq[EhSketch]): EhSketch = mergeImpl(sketches, dropBehind = false)
 
-  /** `dropBehind`: inputs a whole window behind the merged clock do not count in the depth
-    * (cross-site merges, docs/DESIGN.md "Time-disjoint merges"); else every non-empty input does.
+  /** `dropBehind` (cross-site merges, docs/DESIGN.md "Time-disjoint merges"): inputs a whole window
+    * behind the merged clock do not count in the depth, and the contributing inputs are merged in
+    * time-disjoint clusters laid side by side ([[ExpHistogram.concat]]), so the depth is the deepest
+    * cluster's. Else every non-empty input counts, in one order-preserving merge.
     */
   private def mergeImpl(sketches: Seq[EhSketch], dropBehind: Boolean): EhSketch = {
     val first = sketches.head
@@ -74,9 +76,19 @@ object EhSketch {
     }
     if (sketches.size == 1) return first.copy()
     val contributing = if (dropBehind) WindowSketch.retaining(sketches)(_.hist) else sketches.filter(!_.hist.isEmpty)
-    val h = ExpHistogram.merge(sketches.map(_.hist), first.hist.config)
+    val config = first.hist.config
+    val clusters =
+      if (dropBehind && contributing.size > 1) Windows.timeClusters(contributing)(_.hist.lowerTs, _.hist.newestEnd)
+      else Seq(contributing)
+    val h =
+      if (clusters.size > 1) {
+        val clock = sketches.iterator.map(_.hist.lastTs).max
+        val c = ExpHistogram.concat(clusters.map(cl => ExpHistogram.merge(cl.map(_.hist), config)), config)
+        if (clock > c.lastTs) c.advanceTo(clock)
+        c
+      } else ExpHistogram.merge(sketches.map(_.hist), config)
     val out = new EhSketch(first.spec, first.epsilon, first.plannedLevels, first.cellEpsilon, h)
-    out.mergeStateFrom(sketches, contributing)
+    out.mergeStateFrom(sketches, contributing, clusters)
     out
   }
 }

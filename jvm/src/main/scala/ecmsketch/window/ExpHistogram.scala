@@ -53,6 +53,12 @@ object EhConfig {
   *
   * A bucket's elements have timestamps in [end of the next older bucket, its own end]; the oldest
   * bucket's elements lie in [lowerTs, end]. Its last element is exactly at its end.
+  *
+  * Segment (tail): a histogram made by a time-disjoint merge ([[ExpHistogram.concat]], docs/DESIGN.md
+  * "Time-disjoint merges") also holds, older than every level bucket, a run of buckets of any
+  * size (oldest first, with their sizes), each satisfying invariant 1 against all the weight newer
+  * than it. The estimator reads them as one more stretch of the bucket list; inserts never touch
+  * them (they only make them older); expiry drops them first.
   */
 final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   import ExpHistogram._
@@ -73,6 +79,12 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   private var _total: Long = 0L
   private var _lowerTs: Long = Long.MaxValue
   private var _lastTs: Long = Long.MinValue
+  // the segment: live buckets tHead until tN, oldest first; tSuffix(i) = sum of tSizes(i until tN)
+  private var tSizes: Array[Long] = EmptyLongs
+  private var tEnds: Array[Long] = EmptyLongs
+  private var tSuffix: Array[Long] = EmptyLongs
+  private var tHead: Int = 0
+  private var tN: Int = 0
 
   /** Weight held in all retained buckets (some may lie partly before the window). */
   def total: Long = _total
@@ -81,18 +93,24 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   def lowerTs: Long = _lowerTs
   /** The latest timestamp seen (Long.MinValue before the first one). */
   def lastTs: Long = _lastTs
-  def isEmpty: Boolean = levels == 0
+  def isEmpty: Boolean = levels == 0 && tHead == tN
   /** End of the newest retained bucket (Long.MinValue when empty). */
   def newestEnd: Long = {
     var l = 0
     while (l < levels && sizes(l) == 0) l += 1
-    if (l == levels) Long.MinValue else endAt(l, sizes(l) - 1)
+    if (l < levels) endAt(l, sizes(l) - 1) else if (tHead < tN) tEnds(tN - 1) else Long.MinValue
   }
   /** Whether a bucket survives expiry at `now` (>= lastTs): the newest ends after now - N. */
   override def retainsAt(now: Long): Boolean =
-    levels > 0 && (unbounded || now < Long.MinValue + window || newestEnd > now - window)
-  /** Number of retained buckets. */
-  def bucketCount: Int = { var s = 0; var i = 0; while (i < levels) { s += sizes(i); i += 1 }; s }
+    !isEmpty && (unbounded || now < Long.MinValue + window || newestEnd > now - window)
+  /** Number of retained buckets (segment included). */
+  def bucketCount: Int = { var s = tN - tHead; var i = 0; while (i < levels) { s += sizes(i); i += 1 }; s }
+  /** Number of buckets in the segment (0 unless a time-disjoint merge made this histogram). */
+  def segmentCount: Int = tN - tHead
+  def segmented: Boolean = tHead < tN
+  /** Size and end of the j-th oldest segment bucket. */
+  def segmentSizeAt(j: Int): Long = tSizes(tHead + j)
+  def segmentEndAt(j: Int): Long = tEnds(tHead + j)
   def levelCount: Int = levels
   /** Timestamp slots allocated by the ring buffers (memory is proportional to the buckets held). */
   def allocatedSlots: Int = { var s = 0; var i = 0; while (i < rings.length) { if (rings(i) != null) s += rings(i).length; i += 1 }; s }
@@ -170,7 +188,8 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   }
 
   private def expire(now: Long): Unit = {
-    if (!unbounded && levels > 0 && oldestEnd(levels - 1) <= now - window && now >= Long.MinValue + window) {
+    if (tN != 0) expireSegment(now)
+    if (!unbounded && tHead == tN && levels > 0 && oldestEnd(levels - 1) <= now - window && now >= Long.MinValue + window) {
       val bound = now - config.window // buckets ending at or before it lie wholly outside (now - N, now]
       if (now >= Long.MinValue + config.window) {
         var top = levels - 1
@@ -185,6 +204,21 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
       }
     }
   }
+
+  /** Drops the segment buckets wholly before the window (they are older than every level bucket). */
+  private def expireSegment(now: Long): Unit =
+    if (!unbounded && now >= Long.MinValue + window) {
+      val bound = now - window
+      while (tHead < tN && tEnds(tHead) <= bound) {
+        _lowerTs = tEnds(tHead)
+        _total -= tSizes(tHead)
+        tHead += 1
+      }
+      if (tHead == tN) {
+        tSizes = EmptyLongs; tEnds = EmptyLongs; tSuffix = EmptyLongs; tHead = 0; tN = 0
+        if (levels == 0) _lowerTs = Long.MaxValue
+      }
+    }
 
   /** Registers one arrival at `ts`. Amortized O(1), worst case O(log n). */
   def add(ts: Long): Unit = {
@@ -262,7 +296,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   private def mayExpire(first: Long, last: Long): Boolean =
     !unbounded && last >= Long.MinValue + window && {
       val bound = last - window
-      first <= bound || (levels > 0 && oldestEnd(levels - 1) <= bound)
+      first <= bound || (tHead < tN && tEnds(tHead) <= bound) || (levels > 0 && oldestEnd(levels - 1) <= bound)
     }
 
   /** Pushes, into level 0, the explicit bucket ends `inc(0 until incN)` (oldest first) followed by
@@ -402,10 +436,27 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
         return (sum - (1L << (l - 1)), 1L << (l - 1))
       }
     }
-    // every bucket ends at or after lo; the oldest one straddles lo unless lo <= lowerTs
+    // every level bucket ends at or after lo
+    if (tHead < tN) return locateInSegment(lo, sum)
+    // the oldest one straddles lo unless lo <= lowerTs
     if (levels == 0) return (0L, 0L)
     val top = levels - 1
     if (lo <= _lowerTs) (sum, 0L) else (sum - (1L << top), 1L << top)
+  }
+
+  /** [[locate]] below the levels, every one of whose buckets (weight `levelSum`) ends at or after `lo`. */
+  private def locateInSegment(lo: Long, levelSum: Long): (Long, Long) = {
+    var a = tHead; var b = tN // the oldest segment bucket ending at or after lo
+    while (a < b) {
+      val mid = (a + b) >>> 1
+      if (tEnds(mid) >= lo) b = mid else a = mid + 1
+    }
+    if (a == tN) { // the segment lies before lo: the oldest level bucket (if any) straddles it
+      if (levels == 0) (0L, 0L) else (levelSum - (1L << (levels - 1)), 1L << (levels - 1))
+    } else {
+      val inner = levelSum + tSuffix(a + 1)
+      if (a == tHead && lo <= _lowerTs) (inner + tSizes(a), 0L) else (inner, tSizes(a))
+    }
   }
 
   /** Known interval [low, high] of the weight with timestamps >= lo. */
@@ -432,6 +483,8 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
 
   /** Buckets from oldest to newest as (size, end) pairs; used by merge and serialization. */
   def foreachBucket(f: (Long, Long) => Unit): Unit = {
+    var t = tHead
+    while (t < tN) { f(tSizes(t), tEnds(t)); t += 1 }
     var l = levels - 1
     while (l >= 0) {
       val s = sizes(l); var j = 0
@@ -472,6 +525,14 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
       }
       l += 1
     }
+    var t = tN - 1
+    while (t >= tHead) {
+      val c = tSizes(t)
+      if (c < 1) throw new SketchException(s"segment bucket of size $c")
+      if (c >= 2 && c.toDouble > 2.0 * config.epsilon * (1.0 + newerSum.toDouble) * (1 + 1e-12))
+        throw new SketchException(s"invariant 1 fails in the segment (a bucket of $c with $newerSum newer)")
+      newerSum += c; t -= 1
+    }
   }
 
   /** A deep copy. */
@@ -481,12 +542,26 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     h.r0 = if (h.rings.length > 0 && h.rings(0) != null) h.rings(0) else EmptyLongs
     h.levels = levels; h.allocLevels = allocLevels
     h._total = _total; h._lowerTs = _lowerTs; h._lastTs = _lastTs
+    if (tHead < tN) h.setSegment(java.util.Arrays.copyOfRange(tSizes, tHead, tN), java.util.Arrays.copyOfRange(tEnds, tHead, tN))
     h
   }
 
+  /** Installs a segment (sizes and ends oldest first, older than every level bucket); the caller
+    * keeps the total and lowerTs right.
+    */
+  private def setSegment(sz: Array[Long], ends: Array[Long]): Unit = {
+    val n = sz.length
+    val suf = new Array[Long](n + 1)
+    var i = n - 1
+    while (i >= 0) { suf(i) = suf(i + 1) + sz(i); i -= 1 }
+    tSizes = sz; tEnds = ends; tSuffix = suf; tHead = 0; tN = n
+  }
+
   /** Rebuilds the state from decoded parts (ends per level, oldest first). Validates invariants. */
-  private[ecmsketch] def restore(levelEnds: Array[Array[Long]], lowerTs: Long, lastTs: Long): Unit = {
+  private[ecmsketch] def restore(levelEnds: Array[Array[Long]], lowerTs: Long, lastTs: Long,
+                                 segSizes: Array[Long] = EmptyLongs, segEnds: Array[Long] = EmptyLongs): Unit = {
     val n = levelEnds.length
+    tSizes = EmptyLongs; tEnds = EmptyLongs; tSuffix = EmptyLongs; tHead = 0; tN = 0
     levels = 0; allocLevels = 0; rings = EmptyRings; r0 = EmptyLongs; heads = EmptyInts; sizes = EmptyInts; _total = 0
     if (n > 0) {
       ensureLevel(n - 1)
@@ -504,7 +579,16 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     }
     r0 = if (n > 0) rings(0) else EmptyLongs
     _total = total0(levelEnds)
-    _lowerTs = if (n == 0) Long.MaxValue else lowerTs
+    if (segSizes.length > 0) {
+      var j = 0
+      while (j < segSizes.length) {
+        val c = segSizes(j)
+        if (c < 1 || c > Long.MaxValue - _total) throw new SketchException("bucket weights overflow")
+        _total += c; j += 1
+      }
+      setSegment(segSizes, segEnds)
+    }
+    _lowerTs = if (n == 0 && segSizes.length == 0) Long.MaxValue else lowerTs
     _lastTs = lastTs
     checkInvariants()
   }
@@ -532,6 +616,80 @@ object ExpHistogram {
 
   /** The first timestamp of (now - range, now]: [[ecmsketch.core.Windows.lowerBound]]. */
   @inline def lowerBound(now: Long, range: Long): Long = Windows.lowerBound(now, range)
+
+  /** Whether `parts` (oldest first) are time-disjoint: every part's lower timestamp is at or after
+    * the newest bucket end of every older part, so that no retained row of a newer part lies before a
+    * bucket end of an older one (docs/DESIGN.md, "Time-disjoint merges"). Empty parts are ignored.
+    */
+  def timeDisjoint(parts: Seq[ExpHistogram]): Boolean = {
+    var end = Long.MinValue
+    parts.forall { h =>
+      h == null || h.isEmpty || { val ok = h.lowerTs >= end; end = math.max(end, h.newestEnd); ok }
+    }
+  }
+
+  /** Time-disjoint merge: the histograms `parts` (oldest first, [[timeDisjoint]], all of `config`)
+    * laid side by side, without re-inserting anything, so that the result answers within the bound
+    * of its inputs (no merge level; the lemma and proof are in docs/DESIGN.md, "Time-disjoint
+    * merges"). The newest part keeps its levels (later inserts cascade there as before); every
+    * bucket of the older parts goes, oldest first, into the segment, which is then compacted: from
+    * the newest segment bucket to the oldest, consecutive buckets are joined while the joined bucket
+    * satisfies invariant 1 against the weight newer than it. A joined bucket's rows lie between the
+    * previous bucket's end and its own, and its last row is at its end, as in any bucket; so the
+    * estimator's error stays within epsilon of the parts' rows, and the segment holds O(log(W) / eps)
+    * buckets however many parts it joins.
+    */
+  def concat(parts: Seq[ExpHistogram], config: EhConfig): ExpHistogram = {
+    val ps = parts.filter(h => h != null && !h.isEmpty)
+    if (ps.isEmpty) return new ExpHistogram(config)
+    if (ps.exists(_.config != config)) throw new SketchException("a time-disjoint merge needs histograms of one epsilon and window")
+    if (!timeDisjoint(ps)) throw new SketchException("a time-disjoint merge of histograms whose time spans overlap")
+    val newest = ps.last
+    val out = newest.copy()
+    if (ps.size > 1) {
+      var n = newest.segmentCount
+      var total = newest.total
+      ps.init.foreach { h =>
+        n += h.bucketCount
+        if (h.total > Long.MaxValue - total) throw new SketchException("exponential histogram overflow: more than 2^63 - 1 weight")
+        total += h.total
+      }
+      val sz = new Array[Long](n); val en = new Array[Long](n)
+      var i = 0
+      ps.init.foreach(_.foreachBucket { (c, e) => sz(i) = c; en(i) = e; i += 1 })
+      var segWeight = 0L
+      var j = 0
+      while (j < newest.segmentCount) { sz(i) = newest.segmentSizeAt(j); en(i) = newest.segmentEndAt(j); segWeight += sz(i); i += 1; j += 1 }
+      compactInto(out, sz, en, n, newest.total - segWeight, config.epsilon)
+      out._total = total
+      out._lowerTs = ps.head.lowerTs
+      out._lastTs = ps.iterator.map(_.lastTs).max
+      out.expire(out._lastTs)
+    }
+    out
+  }
+
+  /** Joins consecutive buckets of `sz`/`en` (oldest first), newest first, while the joined bucket
+    * satisfies invariant 1 against `newer` plus the weight of the groups newer than it, and installs
+    * the groups as `h`'s segment.
+    */
+  private def compactInto(h: ExpHistogram, sz: Array[Long], en: Array[Long], n: Int, newer: Long, eps: Double): Unit = {
+    val gs = new Array[Long](n); val ge = new Array[Long](n) // groups, newest first
+    var m = 0
+    var w = newer
+    var i = n - 1
+    while (i >= 0) {
+      val c = sz(i)
+      if (m > 0 && (gs(m - 1) + c).toDouble <= 2.0 * eps * (1.0 + (w - gs(m - 1)).toDouble)) gs(m - 1) += c
+      else { gs(m) = c; ge(m) = en(i); m += 1 }
+      w += c
+      i -= 1
+    }
+    val osz = new Array[Long](m); val oen = new Array[Long](m)
+    var k = 0
+    while (k < m) { osz(k) = gs(m - 1 - k); oen(k) = ge(m - 1 - k); k += 1 }
+    h.setSegment(osz, oen)
+  }
 
   /** Order-preserving aggregation (ECM §5.1, Theorem 4), n-way, into a histogram with `config`.
     *

@@ -323,7 +323,8 @@ class EcmSuite extends AnyFunSuite {
     val o = new Oracle
     val sk = List.tabulate(4097) { i =>
       val s = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, 7L)
-      (0 until 10).foreach { j => val k = rnd.nextInt(100).toLong; val t = i * 3L + j / 4; s.add(k, t, 1); o.add(k, t, 1) }
+      // each sketch's span [i, i + 2] overlaps the next one's: one order-preserving merge (time-disjoint inputs would be laid side by side)
+      (0 until 10).foreach { j => val k = rnd.nextInt(100).toLong; val t = i.toLong + j / 4; s.add(k, t, 1); o.add(k, t, 1) }
       s
     }
     val t0 = System.nanoTime()

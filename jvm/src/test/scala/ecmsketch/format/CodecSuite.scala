@@ -75,8 +75,21 @@ class CodecSuite extends AnyFunSuite with DecodedChecks {
 
   test("fuzzed decode: truncations, bit flips, garbage and hostile headers fail cleanly; whatever decodes is a valid sketch") {
     val rnd = new Random(99)
+    // segmented sketches (format version 2): time-disjoint merges of consecutive pieces
+    def later(e: EcmSketch, by: Long): EcmSketch = {
+      val s = EcmSketch.create(specs.head, 0.1, 0.1, QueryKind.Point, 1, e.seed)
+      (0 until 200).foreach(i => s.add(rnd.nextInt(50).toLong, e.lastTs + by + i / 3, 1L + rnd.nextInt(3)))
+      s
+    }
+    val e0 = randomEcm(rnd, specs.head, 300)
+    val segEcm = EcmSketch.merge(Seq(e0, later(e0, 1)))
+    val h0 = randomEh(rnd, specs(1), 300)
+    val h1 = EhSketch.create(specs(1), 0.05, 1); (0 until 300).foreach(i => h1.add(h0.lastTs + 1 + i, 1L + rnd.nextInt(9)))
+    val segEh = EhSketch.merge(Seq(h0, h1))
+    assert(segEcm.mergeDepth == 0 && segEh.mergeDepth == 0 && segEh.histogram.segmented)
     val valid = Seq(SketchCodec.encode(randomEcm(rnd, specs.head, 400)), SketchCodec.encode(randomEh(rnd, specs(1), 400)),
-      SketchCodec.encode(randomEcm(rnd, specs(2), 50)))
+      SketchCodec.encode(randomEcm(rnd, specs(2), 50)), SketchCodec.encode(segEcm), SketchCodec.encode(segEh))
+    assert(valid.takeRight(2).forall(_(4) == 2))
     for (b <- valid) {
       val kind = if (b(5) == SketchCodec.KindEcm) "ECM" else "EH"
       assert(decodeChecked(b).isDefined)
@@ -110,8 +123,8 @@ class CodecSuite extends AnyFunSuite with DecodedChecks {
     assert(msg.contains("corrupt sketch"), msg)
     // wrong magic / version
     assert(refusal("NOPE....".getBytes).contains("not an ecmsketch sketch"))
-    val v2 = valid.head.clone(); v2(4) = 2
-    assert(refusal(v2).contains("unsupported sketch format version 2"))
+    val v3 = valid.head.clone(); v3(4) = 3
+    assert(refusal(v3).contains("unsupported sketch format version 3"))
   }
 
   /** A partial aggregate of eh_agg with two runs and a dropped row, as Spark's partial merge writes it. */

@@ -55,9 +55,9 @@ class FormatVersionsSuite extends AnyFunSuite {
 
   test("a newer version than this build reads is refused, naming the version and the newer writer") {
     def refusal(f: => Any): String = intercept[SketchException](f).getMessage
-    val sk = load("ecm-eh").clone(); sk(4) = 2
+    val sk = load("ecm-eh").clone(); sk(4) = 3
     val m1 = refusal(SketchCodec.decode(sk))
-    assert(m1.startsWith("unsupported sketch format version 2 (this library reads version 1") && m1.contains("newer release"), m1)
+    assert(m1.startsWith("unsupported sketch format version 3 (this library reads versions 1 to 2") && m1.contains("newer release"), m1)
     val old = load("ecm-eh").clone(); old(4) = 0
     assert(!refusal(SketchCodec.decode(old)).contains("newer"))
     val bu = load("bundle-ecmb-v2").clone(); bu(4) = 3

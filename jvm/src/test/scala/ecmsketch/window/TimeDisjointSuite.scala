@@ -13,10 +13,13 @@ import ecmsketch.ecm.{EcmSketch, QueryKind}
   *  - the concatenation of time-disjoint histograms answers within each piece's own epsilon (the
   *    lemma), with seams at equal timestamps;
   *  - no histogram of the bucket rule holds that concatenation without error (brute force over every
-  *    grouping of the pieces' buckets, the counterexample of the design notes);
-  *  - pieces that lie a whole window before the merged clock take no part: a merge keeps the depth
-  *    when at most one piece reaches the window (EH, deterministic wave, ECM), and every answer stays
-  *    within the reported bound of the brute-force oracle, for all ranges and query times.
+  *    grouping of the pieces' buckets), hence the segment of [[ExpHistogram.concat]];
+  *  - the segmented histogram answers every boundary within the pieces' bound (depth 0 and depth 1
+  *    pieces), keeps its invariants under later inserts, expiry and merges, and holds about one
+  *    histogram's buckets however many pieces it joins;
+  *  - EH and ECM merges of consecutive periods keep the depth of one period, whatever the window;
+  *    inputs that overlap add a level per cluster; deterministic waves still add a level;
+  *  - pieces a whole window before the merged clock take no part.
   */
 class TimeDisjointSuite extends AnyFunSuite {
 
@@ -120,14 +123,9 @@ class TimeDisjointSuite extends AnyFunSuite {
     }
   }
 
-  test("EH: days a whole window before the merged clock take no part, so a half-day window keeps the depth; 7 days cost a level") {
-    for (seed <- 0 until 3; shared <- Seq(false, true)) {
-      checkEh(window = day / 2, levels = 1, expectedDepth = 0, shared, seed)
-      // a 1-day window reaches back to the previous day's last tick: only a row there (the shared seam) takes part
-      checkEh(window = day, levels = 1, expectedDepth = if (shared) 1 else 0, shared, seed)
-      checkEh(window = 7 * day, levels = 1, expectedDepth = 1, shared, seed)
-      checkEh(window = Long.MaxValue, levels = 1, expectedDepth = 1, shared, seed)
-    }
+  test("EH: a merge over 30 days keeps the depth of one day, whatever the window, seams at shared timestamps included") {
+    for (seed <- 0 until 3; shared <- Seq(false, true); window <- Seq(day / 2, day, 7 * day, Long.MaxValue))
+      checkEh(window, levels = 1, expectedDepth = 0, shared, seed)
   }
 
   test("EH: the seam of expiry is exact: a bucket ending at clock - N takes no part, one ending at clock - N + 1 does") {
@@ -135,11 +133,124 @@ class TimeDisjointSuite extends AnyFunSuite {
     def sk(ts: Long*) = { val s = EhSketch.create(spec, 0.1, 1); ts.foreach(s.add(_)); s }
     val newer = sk(150, 170, 200)
     val gone = EhSketch.merge(Seq(sk(10, 50, 100), newer))
-    assert(gone.mergeDepth == 0 && gone.count(100L, null) == 3.0)
+    assert(gone.mergeDepth == 0 && gone.count(100L, null) == 3.0 && !gone.histogram.segmented)
+    // time-disjoint: laid side by side, no level added, the row at 101 held in the segment
     val kept = EhSketch.merge(Seq(sk(10, 50, 101), newer))
-    assert(kept.mergeDepth == 1 && math.abs(kept.count(100L, null) - 4.0) <= kept.errorBound * 4.0)
+    assert(kept.mergeDepth == 0 && kept.histogram.segmented && kept.count(100L, null) == 4.0)
+    // overlapping spans (160 > 150): one order-preserving merge, one level
+    val overlap = EhSketch.merge(Seq(sk(10, 50, 160), newer))
+    assert(overlap.mergeDepth == 1 && !overlap.histogram.segmented && math.abs(overlap.count(100L, null) - 4.0) <= overlap.errorBound * 4.0)
     // empty inputs add nothing either
     assert(EhSketch.merge(Seq(EhSketch.create(spec, 0.1, 1), newer, EhSketch.create(spec, 0.1, 1))).mergeDepth == 0)
+  }
+
+  /** Every boundary x of the union's rows: |estimate - truth| <= bound * truth. Returns the worst error / (bound * truth). */
+  private def checkAll(h: ExpHistogram, o: Oracle, bound: Double, ctx: String): Double = {
+    var worst = 0.0
+    probes(o, Long.MinValue + 1, o.ts.max).foreach { x =>
+      val truth = o.after(x)
+      val est = h.estimateFrom(x + 1)
+      assert(math.abs(est - truth) <= bound * truth + 1e-9, s"$ctx: x=$x est=$est truth=$truth bound=$bound")
+      if (truth > 0) worst = math.max(worst, math.abs(est - truth) / (bound * truth))
+    }
+    worst
+  }
+
+  test("concat: 30 time-disjoint pieces answer every boundary within epsilon, and hold about one histogram's buckets") {
+    var worst = 0.0
+    for (eps <- Seq(0.5, 0.2, 0.1, 0.05); shared <- Seq(false, true); seed <- 0 until 3) {
+      val rnd = new Random(seed * 17 + (eps * 100).toInt)
+      val cfg = EhConfig(eps, Long.MaxValue)
+      val ps = pieces(rnd, 30, 1000, 40 + rnd.nextInt(400), shared)
+      val o = new Oracle; ps.flatten.foreach { case (t, w) => o.add(0, t, w) }
+      val c = ExpHistogram.concat(ps.map(hist(cfg, _)), cfg)
+      c.checkInvariants()
+      assert(c.segmented && c.total == o.ws.sum && c.lowerTs == o.ts.min)
+      worst = math.max(worst, checkAll(c, o, eps, s"eps=$eps shared=$shared seed=$seed"))
+      // memory: one histogram over all the rows, and the segment's bound: every two consecutive groups
+      // failed to join, so the weight newer than them grows by 1 + 2 eps per two groups
+      val single = hist(cfg, ps.flatten)
+      val segBound = 2 * math.ceil(math.log(1.0 + c.total) / math.log(1 + 2 * eps)) + 2
+      assert(c.segmentCount <= segBound, s"segment of ${c.segmentCount} buckets, bound $segBound")
+      assert(c.bucketCount <= 2 * single.bucketCount, s"eps=$eps: ${c.bucketCount} buckets vs ${single.bucketCount} in one histogram")
+      if (eps == 0.1 && seed == 0 && !shared)
+        info(s"eps 0.1, 30 pieces, ${c.total} weight: ${c.bucketCount} buckets (${c.segmentCount} in the segment) vs ${single.bucketCount} in one histogram; " +
+          s"${ps.map(hist(cfg, _).bucketCount).sum} in the pieces")
+    }
+    info(f"worst error / epsilon: $worst%.3f")
+  }
+
+  test("concat of merged pieces (depth 1 each) answers within (1 + eps)^2 - 1; a concat of concats equals the flat concat's bound") {
+    for (eps <- Seq(0.2, 0.05); seed <- 0 until 3) {
+      val rnd = new Random(seed + 101)
+      val cfg = EhConfig(eps, Long.MaxValue)
+      // each day: two sites whose rows interleave, merged order-preservingly (one level)
+      val days = pieces(rnd, 20, 1000, 200, sharedSeams = seed == 1)
+      val merged = days.map { rows =>
+        val (a, b) = rows.partition(_ => rnd.nextBoolean())
+        ExpHistogram.merge(Seq(hist(cfg, a), hist(cfg, b)), cfg)
+      }
+      val o = new Oracle; days.flatten.foreach { case (t, w) => o.add(0, t, w) }
+      val bound = (1 + eps) * (1 + eps) - 1
+      val flat = ExpHistogram.concat(merged, cfg)
+      flat.checkInvariants()
+      checkAll(flat, o, bound, s"flat eps=$eps")
+      // weeks, then the weeks side by side: a segment of segments
+      val weeks = merged.grouped(7).map(ExpHistogram.concat(_, cfg)).toSeq
+      val nested = ExpHistogram.concat(weeks, cfg)
+      nested.checkInvariants()
+      checkAll(nested, o, bound, s"nested eps=$eps")
+    }
+  }
+
+  test("a segmented histogram takes new rows, expires its segment first, and merges with overlapping histograms within the next level's bound") {
+    for (seed <- 0 until 4) {
+      val rnd = new Random(seed + 7)
+      val eps = 0.1
+      val window = 5000L
+      val cfg = EhConfig(eps, window)
+      val ps = pieces(rnd, 10, 1000, 300, sharedSeams = seed % 2 == 0)
+      val o = new Oracle; ps.flatten.foreach { case (t, w) => o.add(0, t, w) }
+      val h = ExpHistogram.concat(ps.map(hist(cfg, _)), cfg)
+      assert(h.segmented)
+      // only the last window's rows are reachable: ranges up to the window from the clock
+      def checkWindow(hh: ExpHistogram, oo: Oracle, bound: Double, ctx: String): Unit = {
+        val now = hh.lastTs
+        (1L to window by 37).foreach { r =>
+          val truth = oo.after(now - r)
+          val est = hh.estimateFrom(now - r + 1)
+          assert(math.abs(est - truth) <= bound * truth + 1e-9, s"$ctx: r=$r est=$est truth=$truth")
+        }
+      }
+      checkWindow(h, o, eps, "after concat")
+      // new rows cascade in the levels; the segment only grows older
+      var t = o.ts.max
+      (0 until 3000).foreach { _ =>
+        t += 1 + rnd.nextInt(4); val w = if (rnd.nextInt(10) == 0) 1L + rnd.nextInt(30) else 1L
+        h.add(t, w); o.add(0, t, w)
+        if (rnd.nextInt(500) == 0) { h.checkInvariants(); checkWindow(h, o, eps, s"adding at $t") }
+      }
+      h.checkInvariants()
+      checkWindow(h, o, eps, "after adds")
+      // by now every piece lies a window behind: the segment has expired
+      assert(!h.segmented, s"segment of ${h.segmentCount} buckets left at $t")
+      // a fresh segmented histogram merged with an overlapping one: one level (the order-preserving merge reads the segment as buckets)
+      val again = ExpHistogram.concat(ps.map(hist(cfg, _)), cfg)
+      val other = ps.last.map { case (tt, _) => (tt, 2L) }
+      val o2 = new Oracle
+      (ps.flatten ++ other).sortBy(_._1).foreach { case (tt, w) => o2.add(0, tt, w) }
+      val m = ExpHistogram.merge(Seq(again, hist(cfg, other)), cfg)
+      m.checkInvariants()
+      checkWindow(m, o2, (1 + eps) * (1 + eps) - 1, "segment merged with an overlapping histogram")
+    }
+  }
+
+  test("concat refuses overlapping inputs and other epsilons (the merges never pass them)") {
+    val cfg = EhConfig(0.1, Long.MaxValue)
+    val a = hist(cfg, Seq((10L, 1L), (20L, 1L))); val b = hist(cfg, Seq((15L, 1L), (30L, 1L)))
+    assert(intercept[SketchException](ExpHistogram.concat(Seq(a, b), cfg)).getMessage.contains("overlap"))
+    assert(intercept[SketchException](ExpHistogram.concat(Seq(a, hist(EhConfig(0.2, Long.MaxValue), Seq((40L, 1L)))), cfg)).getMessage.contains("epsilon"))
+    assert(ExpHistogram.timeDisjoint(Seq(a, hist(cfg, Seq((20L, 1L), (25L, 1L))))))
   }
 
   test("EH count-based window: a same-stream partial merge of a piece a window behind copies the newer piece (depth counted as before)") {
@@ -173,11 +284,12 @@ class TimeDisjointSuite extends AnyFunSuite {
     }
   }
 
-  test("ECM (EH cells): 30 days x 33 sites; days merge per site, then sites; depth and total within the bound") {
+  test("ECM (EH cells): 30 days x 33 sites; days merge per site (no level), then sites (one); one flat merge of all 990 costs one level") {
     val rnd = new Random(5)
-    for ((window, dayDepth) <- Seq(day / 2 -> 0, 7 * day -> 1)) {
+    for ((window, dayDepth) <- Seq(day / 2 -> 0, 7 * day -> 0, Long.MaxValue -> 0)) {
       val spec = WindowSpec(countWindow = false, tsMicros = false, window = window)
       val o = new Oracle
+      val flat = Seq.newBuilder[EcmSketch]
       val perSite = (0 until 33).map { site =>
         val ps = pieces(rnd, 30, day, 12, sharedSeams = site % 2 == 0)
         val days = ps.map { rows =>
@@ -185,22 +297,53 @@ class TimeDisjointSuite extends AnyFunSuite {
           rows.foreach { case (t, w) => val k = rnd.nextInt(20).toLong; s.add(k, t, w); o.add(k, t, w) }
           s
         }
-        val m = EcmSketch.merge(days)
+        flat ++= days
+        val m = EcmSketch.merge(Random.shuffle(days))
         assert(m.mergeDepth == dayDepth)
         m
       }
       val all = EcmSketch.merge(perSite)
       assert(all.mergeDepth == dayDepth + 1)
+      // the 990 daily sketches at once: the sites of one day overlap, the days do not
+      val oneShot = EcmSketch.merge(Random.shuffle(flat.result()))
+      assert(oneShot.mergeDepth == 1)
       val u = Oracle.union(Seq(o))
       val now = u.ts.max
-      (1L to window by 13).foreach { r =>
-        val truth = u.after(now - r)
-        assert(math.abs(all.total(r, null) - truth) <= all.totalErrorBound * truth + 1e-9, s"r=$r")
-        u.freqsAfter(now - r).take(5).foreach { case (k, f) =>
-          val est = all.point(k, r, null)
-          assert(est >= f * (1 - all.totalErrorBound) - 1e-9)
+      for (m <- Seq(all, oneShot); r <- (1L to math.min(window, 31 * day) by 13) :+ window) {
+        val truth = if (r == Long.MaxValue) u.ws.sum else u.after(now - r)
+        assert(math.abs(m.total(r, null) - truth) <= m.totalErrorBound * truth + 1e-9, s"r=$r")
+        u.freqsAfter(if (r == Long.MaxValue) Long.MinValue else now - r).take(5).foreach { case (k, f) =>
+          val est = m.point(k, r, null)
+          assert(est >= f * (1 - m.totalErrorBound) - 1e-9)
         }
       }
     }
+  }
+
+  test("ECM: a segmented sketch round-trips as format version 2; version 1 with a segment, or 2 without, is refused") {
+    val spec = WindowSpec(countWindow = false, tsMicros = false, window = 7 * day)
+    val rnd = new Random(3)
+    val days = pieces(rnd, 10, day, 200, sharedSeams = true).map { rows =>
+      val s = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, EcmSketch.DefaultSeed)
+      rows.foreach { case (t, w) => s.add(rnd.nextInt(30).toLong, t, w) }
+      s
+    }
+    val m = EcmSketch.merge(days)
+    assert(m.mergeDepth == 0)
+    val b = ecmsketch.format.SketchCodec.encode(m)
+    assert(b(4) == 2)
+    val d = ecmsketch.format.SketchCodec.decodeEcm(b)
+    assert(java.util.Arrays.equals(ecmsketch.format.SketchCodec.encode(d), b))
+    (0L until 30L).foreach(k => assert(d.point(k, null, null) == m.point(k, null, null)))
+    assert(ecmsketch.core.SketchDescription.describe(d, b.length)("format_version") == 2)
+    val v1 = b.clone(); v1(4) = 1
+    assert(intercept[SketchException](ecmsketch.format.SketchCodec.decode(v1)).getMessage.startsWith("corrupt sketch: format version 1, but its cells are of version 2"))
+    val plain = ecmsketch.format.SketchCodec.encode(days.head)
+    assert(plain(4) == 1)
+    val v2 = plain.clone(); v2(4) = 2
+    assert(intercept[SketchException](ecmsketch.format.SketchCodec.decode(v2)).getMessage.startsWith("corrupt sketch: format version 2, but its cells are of version 1"))
+    // merged again with an overlapping sketch: one order-preserving merge, no segment, version 1
+    val o = EcmSketch.merge(Seq(m, days.last))
+    assert(o.mergeDepth == 1 && ecmsketch.format.SketchCodec.encode(o)(4) == 1)
   }
 }

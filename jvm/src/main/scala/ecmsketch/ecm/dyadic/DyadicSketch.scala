@@ -596,10 +596,12 @@ object DyadicSketch {
   def checkCandidates(m: Int): Unit =
     SketchException.require(m >= 1 && m <= KeyTable.MaxCapacity, s"candidates must be in [1, ${KeyTable.MaxCapacity}], got $m")
 
-  /** Order-preserving n-way merge (cross-site; count-based sketches refused): level by level. */
+  /** Order-preserving n-way merge (cross-site; count-based sketches refused): level by level, every
+    * level as one order-preserving merge (no time-disjoint layout: the levels keep one depth).
+    */
   def merge(xs: Seq[DyadicSketch]): DyadicSketch = {
     WindowSketch.checkMergeable(xs, "dyadic merge")
-    mergeImpl(xs, (ls: Seq[EcmSketch]) => EcmSketch.merge(ls))
+    mergeImpl(xs, (ls: Seq[EcmSketch]) => EcmSketch.merge(ls, timeDisjoint = false))
   }
 
   /** Merge of partial sketches of one stream (count windows allowed). */
