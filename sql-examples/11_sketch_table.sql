@@ -1,8 +1,9 @@
 -- A sketch table: one ECM-sketch per site and day in a Parquet table partitioned by day, appended
 -- day by day, read back later, merged over days and over sites, and queried for the last 7 days.
--- The window (30 days) covers the whole roll-up. merge_levels => 2 budgets the two merges: the one
--- over days (30 daily sketches of a site) and the one over sites. ecm_agg's own level for Spark's
--- partial aggregates makes the planned depth 3, so the final sketch still certifies epsilon 0.1
+-- The window (30 days) covers the whole roll-up. The merge over days (30 daily sketches of a site)
+-- costs no level: the days do not overlap in time, so ecm_merge lays them side by side. The merge
+-- over sites costs one, which merge_levels => 1 budgets; with ecm_agg's own level for Spark's
+-- partial aggregates the planned depth is 2, and the final sketch certifies epsilon 0.1
 -- (README, "Sketch tables").
 CREATE OR REPLACE TEMP VIEW clicks AS
 SELECT cast(pmod(xxhash64(id, 7), 33) AS INT)                            AS site,
@@ -19,13 +20,13 @@ LOCATION '/tmp/ecmsketch-sql-examples/site_day_sketches';
 
 -- The first 29 days, one sketch per site and day.
 INSERT OVERWRITE TABLE site_day_sketches
-SELECT site, ecm_agg(url, ts, INTERVAL '30 days', 0.1, 0.05, merge_levels => 2) AS sketch, to_date(ts) AS day
+SELECT site, ecm_agg(url, ts, INTERVAL '30 days', 0.1, 0.05, merge_levels => 1) AS sketch, to_date(ts) AS day
 FROM clicks WHERE to_date(ts) < DATE '2023-12-14'
 GROUP BY site, to_date(ts);
 
 -- A day later: append the new day's sketches.
 INSERT INTO site_day_sketches
-SELECT site, ecm_agg(url, ts, INTERVAL '30 days', 0.1, 0.05, merge_levels => 2) AS sketch, to_date(ts) AS day
+SELECT site, ecm_agg(url, ts, INTERVAL '30 days', 0.1, 0.05, merge_levels => 1) AS sketch, to_date(ts) AS day
 FROM clicks WHERE to_date(ts) = DATE '2023-12-14'
 GROUP BY site, to_date(ts);
 
@@ -33,9 +34,12 @@ SELECT count(DISTINCT day) AS days, count(DISTINCT site) AS sites, count(*) AS s
        max(sketch_info(sketch).merge_depth) AS max_daily_merge_depth, sum(length(sketch)) AS table_bytes
 FROM site_day_sketches;
 
--- Merge over days (per site), then over sites.
+-- Merge over days (per site: no level, the merge depth stays that of one day), then over sites.
 CREATE OR REPLACE TEMP VIEW site_month AS
 SELECT site, ecm_merge(sketch) AS sketch FROM site_day_sketches GROUP BY site;
+
+SELECT max(i.merge_depth) AS max_site_merge_depth, max(i.format_version) AS format_version, max(i.size_bytes) AS max_site_bytes
+FROM (SELECT sketch_info(sketch) AS i FROM site_month);
 
 CREATE OR REPLACE TEMP VIEW all_sites AS
 SELECT ecm_merge(sketch) AS sketch FROM site_month;

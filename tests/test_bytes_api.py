@@ -480,3 +480,42 @@ def test_inner_products_over_many_seeds():
     assert queries == trials * 16 and lower_checked >= 0.9 * queries  # the queries are not all empty
     allowed_violations = _binomial_upper(queries, delta)
     assert violations <= allowed_violations, f"{violations}/{queries} inner products outside the bound"
+
+
+def test_merge_of_consecutive_periods_keeps_the_depth_and_the_bound():
+    """Sketches of consecutive days (time spans that do not overlap) merge side by side: the depth
+    of one day, format version 2, about one histogram's bytes, answers within the bound of exact
+    ones; a sketch that overlaps them adds one level (docs/DESIGN.md, "Time-disjoint merges")."""
+    rng = np.random.default_rng(2026)
+    day, days, window = 1_000, 20, 7_000
+    keys = (rng.zipf(1.4, size=40_000) % 300).astype(np.int64)
+    ts = np.sort(rng.integers(0, day * days, size=keys.size)).astype(np.int64)
+    sketches, hists = [], []
+    for d in range(days):
+        m = (ts >= d * day) & (ts < (d + 1) * day)
+        sk = EcmSketch.create(0.1, 0.05, window)
+        sk.add_many(keys[m], ts[m])
+        h = ExpHistogram.create(0.1, window)
+        h.add_many(ts[m])
+        sketches.append(sk)
+        hists.append(h)
+    order = rng.permutation(days)  # the merge sorts its inputs by time
+    merged = EcmSketch.merge([sketches[i].to_bytes() for i in order])
+    mh = ExpHistogram.merge([hists[i] for i in order])
+    assert merged.merge_depth == 0 and mh.merge_depth == 0
+    assert merged.to_bytes()[4] == 2 and mh.to_bytes()[4] == 2 and merged.info()["format_version"] == 2
+    assert EcmSketch.from_bytes(merged.to_bytes()).to_bytes() == merged.to_bytes()
+    # about one histogram's memory: no larger than a sketch built over all the rows, plus a third
+    whole = EcmSketch.create(0.1, 0.05, window)
+    whole.add_many(keys, ts)
+    assert len(merged.to_bytes()) <= 1.35 * len(whole.to_bytes()), (len(merged.to_bytes()), len(whole.to_bytes()))
+    ones = np.ones(ts.size, dtype=np.int64)
+    check_against_oracle(merged, keys, ts, ones, (1, 10, 500, day, 3 * day, window), list(range(300)))
+    now = int(ts.max())
+    for r in (1, 10, 500, day, 3 * day, window):
+        exact = exact_total(ts, ones, now, r)
+        assert abs(mh.count(r) - exact) <= mh.error_bound * exact + 1e-9
+    # a sketch overlapping the last day: one order-preserving merge, one level
+    extra = EcmSketch.create(0.1, 0.05, window)
+    extra.add_many(keys[-500:], ts[-500:])
+    assert EcmSketch.merge([merged, extra]).merge_depth == 1

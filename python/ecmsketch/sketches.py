@@ -306,7 +306,10 @@ class EcmSketch(_Buffered):
 
     @staticmethod
     def merge(sketches: Iterable[Union["EcmSketch", bytes, bytearray]]) -> "EcmSketch":
-        """Order-preserving n-way merge (one merge level) of sketches or their bytes from many sites."""
+        """Order-preserving n-way merge of sketches or their bytes from many sites: one merge level
+        for sketches whose rows overlap in time; with 'eh' cells, sketches of consecutive periods
+        (time spans that do not overlap) are laid side by side at the depth of the deepest one
+        (docs/DESIGN.md, "Time-disjoint merges")."""
         return _merge_all(EcmSketch, "ecm", sketches, "sketch")
 
     def __repr__(self) -> str:

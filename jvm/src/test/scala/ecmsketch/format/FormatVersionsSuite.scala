@@ -13,6 +13,8 @@ import ecmsketch.window.EhSketch
   *  - the partial-aggregate bundle exists in versions 1 (golden bundle-ecmb) and 2 (a bundle that
   *    holds a fine side run, golden bundle-ecmb-v2 here); both are read, and their merged results
   *    are described and answer within their bound;
+  *  - format version 2 (a segmented EH cell, from a time-disjoint merge): golden eh-segmented and
+  *    ecm-eh-segmented are read, described as version 2, and answer within the bound of depth 0;
   *  - a sketch, bundle or merge buffer with a version byte newer than this build reads is refused
   *    with a message that names the version and says a newer release wrote it.
   */
@@ -31,6 +33,29 @@ class FormatVersionsSuite extends AnyFunSuite {
       assert(d("format_version") == 1 && d("size_bytes") == b.length && d("merge_depth") == s.mergeDepth, name)
       assert(d("kind") != null && d("total_weight") == s.count && d("error_bound").asInstanceOf[Double] >= 0.0, name)
       assert(SketchDescription.fields.forall(d.contains), s"$name: missing fields")
+    }
+  }
+
+  test("golden eh-segmented and ecm-eh-segmented (format version 2): stored bytes, described, answers within the bound of depth 0") {
+    for ((name, build) <- v2Sketches) {
+      val b = load(name)
+      assert(java.util.Arrays.equals(build(), b), s"$name: bytes changed; now ${hex(build())}")
+      assert(b(4) == 2, s"$name: format version byte")
+      val s = SketchCodec.decode(b)
+      assert(java.util.Arrays.equals(SketchCodec.encodeAny(s), b), s"$name: re-encoded")
+      val d = SketchDescription.describe(s, b.length)
+      assert(d("format_version") == 2 && d("merge_depth") == 0 && d("size_bytes") == b.length, name)
+      val last = segRows.flatten.map(_._1).max
+      val all = segRows.flatten
+      for (r <- 1L to 50L) {
+        val truth = all.filter(_._1 > last - r).map(_._2).sum.toDouble
+        val (est, bound) = s match {
+          case e: EhSketch => (e.count(r, null), e.errorBound)
+          case e: ecmsketch.ecm.EcmSketch => (e.total(r, null), e.totalErrorBound)
+          case other => fail(s"unexpected ${other.getClass}")
+        }
+        assert(math.abs(est - truth) <= bound * truth + 1e-9, s"$name r=$r est=$est truth=$truth")
+      }
     }
   }
 
@@ -86,11 +111,30 @@ object FormatVersionsSuite {
     b
   }
 
-  /** Writes src/test/resources/golden/bundle-ecmb-v2.hex (run once with Test/runMain). */
+  /** Three consecutive days (window 50, ts 1..16, 16..32 with a seam at 16, 33..48; weight 1, or 3 at
+    * multiples of 7), merged as a roll-up: time-disjoint, so laid side by side (format version 2).
+    */
+  val segSpec = WindowSpec(countWindow = false, tsMicros = false, window = 50L)
+  val segRows: Seq[Seq[(Long, Long)]] = Seq(1L to 16L, 16L to 32L, 33L to 48L).map(_.map(t => (t, if (t % 7 == 0) 3L else 1L)))
+  def ehSegmented(): Array[Byte] = SketchCodec.encode(EhSketch.merge(segRows.map { rows =>
+    val s = EhSketch.create(segSpec, 0.3, 1); rows.foreach { case (t, w) => s.add(t, w) }; s
+  }))
+  def ecmSegmented(): Array[Byte] = SketchCodec.encode(ecmsketch.ecm.EcmSketch.merge(segRows.map { rows =>
+    val s = ecmsketch.ecm.EcmSketch.create(segSpec, 0.3, 0.3, ecmsketch.ecm.QueryKind.Point, 1, 42L)
+    rows.foreach { case (t, w) => s.add(t % 3, t, w) }; s
+  }))
+  val v2Sketches: Seq[(String, () => Array[Byte])] = Seq("eh-segmented" -> (() => ehSegmented()), "ecm-eh-segmented" -> (() => ecmSegmented()))
+
+  /** Writes the golden files of this suite (run once with Test/runMain ecmsketch.format.FormatVersionsSuite). */
   def main(args: Array[String]): Unit = {
-    val path = java.nio.file.Paths.get("jvm/src/test/resources/golden/bundle-ecmb-v2.hex")
-    val text = "# partial-aggregate bundle version 2 (FormatVersionsSuite.bundleV2)\n" + hex(bundleV2()).grouped(64).mkString("\n") + "\n"
-    java.nio.file.Files.write(path, text.getBytes("US-ASCII"))
-    println(s"wrote $path")
+    val files = Seq(("bundle-ecmb-v2", "partial-aggregate bundle version 2 (FormatVersionsSuite.bundleV2)", () => bundleV2()),
+      ("eh-segmented", "sketch format version 2: EH roll-up of three days (FormatVersionsSuite.ehSegmented)", () => ehSegmented()),
+      ("ecm-eh-segmented", "sketch format version 2: ECM (EH cells) roll-up of three days (FormatVersionsSuite.ecmSegmented)", () => ecmSegmented()))
+    for ((name, title, build) <- files; if args.isEmpty || args.contains(name)) {
+      val path = java.nio.file.Paths.get(s"jvm/src/test/resources/golden/$name.hex")
+      val text = s"# $title\n" + hex(build()).grouped(64).mkString("\n") + "\n"
+      java.nio.file.Files.write(path, text.getBytes("US-ASCII"))
+      println(s"wrote $path")
+    }
   }
 }
