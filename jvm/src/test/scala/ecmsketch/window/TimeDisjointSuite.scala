@@ -320,6 +320,27 @@ class TimeDisjointSuite extends AnyFunSuite {
     }
   }
 
+  test("ECM memory: a roll-up of 30 days holds about one sketch's bytes (the seams compacted), not 30 days' worth") {
+    val rnd = new Random(11)
+    for (window <- Seq(7 * day, Long.MaxValue)) {
+      val spec = WindowSpec(countWindow = false, tsMicros = false, window = window)
+      def sketch() = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, EcmSketch.DefaultSeed)
+      val ps = pieces(rnd, 30, day, 3000, sharedSeams = false)
+      val keyed = ps.map(_.map { case (t, w) => (rnd.nextInt(200).toLong, t, w) })
+      val days = keyed.map { rows => val s = sketch(); rows.foreach { case (k, t, w) => s.add(k, t, w) }; s }
+      val single = sketch(); keyed.flatten.foreach { case (k, t, w) => single.add(k, t, w) }
+      val side = EcmSketch.merge(days)
+      val merged = EcmSketch.merge(days, timeDisjoint = false)
+      val (bSide, bSingle, bMerged, bDays) = (ecmsketch.format.SketchCodec.encode(side).length,
+        ecmsketch.format.SketchCodec.encode(single).length, ecmsketch.format.SketchCodec.encode(merged).length,
+        days.map(ecmsketch.format.SketchCodec.encode(_).length).sum)
+      assert(side.mergeDepth == 0 && merged.mergeDepth == 1)
+      assert(bSide <= 1.5 * bSingle, s"window $window: side by side $bSide bytes vs $bSingle for one sketch over all rows")
+      info(s"window ${if (window == Long.MaxValue) "unbounded" else window}: 30 days side by side $bSide bytes (depth 0), " +
+        s"order-preserving merge $bMerged (depth 1), one sketch over all rows $bSingle, the 30 daily sketches $bDays")
+    }
+  }
+
   test("ECM: a segmented sketch round-trips as format version 2; version 1 with a segment, or 2 without, is refused") {
     val spec = WindowSpec(countWindow = false, tsMicros = false, window = 7 * day)
     val rnd = new Random(3)
