@@ -267,45 +267,62 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     expire(ts)
     if (levels == 0) { ensureLevel(0); levels = 1; if (_lowerTs == Long.MaxValue) _lowerTs = ts }
     _total += v
-    carry(bufP, 0, ts, v)
+    carry(bufP, 0, 0, ts, v)
   }
 
   /** Registers one arrival at each of `ts(0 until n)` (non-decreasing, not before the last
     * timestamp): the same state as `n` calls of `add(ts(i))`, computed level by level (each level
-    * receives the ends carried up from the level below as one sorted run). When a bucket might
-    * expire during the run (the window is shorter than the span from the oldest bucket to the
-    * run's last timestamp), the arrivals are added one by one instead, so expiry happens exactly
-    * where it would. `ts` is not kept.
+    * receives the ends carried up from the level below as one sorted run). Where a bucket expires
+    * during the run, the run is cut: the arrivals before the first one that drops a bucket are
+    * carried together (nothing expires among them: the oldest bucket outlives them, and every
+    * bucket they make or join ends no earlier), that arrival is added alone, with its expiry, and
+    * the rest is cut again. So expiry happens exactly where it would one by one. `ts` is not kept.
     */
   override def addSorted(ts: Array[Long], n: Int): Unit = {
     if (n <= 0) return
-    val first = ts(0); val last = ts(n - 1)
-    if (first < _lastTs) checkOrder(first)
-    if (n < 4 || Long.MaxValue - _total < n || mayExpire(first, last)) {
-      var i = 0
-      while (i < n) { add(ts(i)); i += 1 }
-      return
+    if (ts(0) < _lastTs) checkOrder(ts(0))
+    if (Long.MaxValue - _total < n) { var i = 0; while (i < n) { add(ts(i)); i += 1 }; return }
+    var from = 0
+    while (from < n) {
+      val until = expiryFree(ts, from, n)
+      if (until - from < 4) { var i = from; while (i < until) { add(ts(i)); i += 1 } }
+      else carryRun(ts, from, until)
+      if (until < n) add(ts(until)) // the arrival that drops a bucket
+      from = until + 1
     }
-    _lastTs = last
-    if (levels == 0) { ensureLevel(0); levels = 1; if (_lowerTs == Long.MaxValue) _lowerTs = first }
-    _total += n
-    carry(ts, n, last, 0L)
   }
 
-  /** Whether adding arrivals from `first` to `last` could drop a bucket (then arrivals go one by one). */
-  private def mayExpire(first: Long, last: Long): Boolean =
-    !unbounded && last >= Long.MinValue + window && {
-      val bound = last - window
-      first <= bound || (tHead < tN && tEnds(tHead) <= bound) || (levels > 0 && oldestEnd(levels - 1) <= bound)
-    }
+  /** The first index in [from, n) whose arrival drops a bucket (n if none): the first timestamp at
+    * or after the oldest retained end (or ts(from), when nothing is retained) plus the window.
+    */
+  private def expiryFree(ts: Array[Long], from: Int, n: Int): Int = {
+    if (unbounded) return n
+    val oldest = if (tHead < tN) tEnds(tHead) else if (levels > 0) oldestEnd(levels - 1) else ts(from)
+    if (oldest > Long.MaxValue - window) return n
+    val cut = oldest + window // an arrival at or after cut drops the oldest bucket
+    if (ts(n - 1) < cut) return n
+    var a = from; var b = n - 1 // ts(b) >= cut
+    while (a < b) { val mid = (a + b) >>> 1; if (ts(mid) >= cut) b = mid else a = mid + 1 }
+    a
+  }
 
-  /** Pushes, into level 0, the explicit bucket ends `inc(0 until incN)` (oldest first) followed by
+  /** Carries `ts(from until until)` (at least one arrival, none of which drops a bucket) into level 0. */
+  private def carryRun(ts: Array[Long], from: Int, until: Int): Unit = {
+    val last = ts(until - 1)
+    _lastTs = last
+    if (levels == 0) { ensureLevel(0); levels = 1; if (_lowerTs == Long.MaxValue) _lowerTs = ts(from) }
+    _total += until - from
+    carry(ts, from, until - from, last, 0L)
+  }
+
+  /** Pushes, into level 0, the explicit bucket ends `inc0(off until off + incN0)` (oldest first) followed by
     * `run` buckets ending at `ts`, and carries up: a level over its cap merges its oldest buckets in
     * pairs (each pair ends at its newer end) and passes those pairs on, oldest first, to the next
     * level. The result is the state of pushing the buckets one at a time.
     */
-  private def carry(inc0: Array[Long], incN0: Int, ts: Long, run0: Long): Unit = {
+  private def carry(inc0: Array[Long], off: Int, incN0: Int, ts: Long, run0: Long): Unit = {
     var inc = inc0
+    var incOff = off // where inc's items start (level 0 only; the carried pairs start at 0)
     var incN = incN0
     var run = run0
     var level = 0
@@ -316,7 +333,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
       val maxK = config.maxAt(level)
       val a = s + incN // materialized prefix: the level's buckets, then the explicit incoming ones
       if (a.toLong + run <= maxK.toLong) {
-        appendAll(level, inc, incN)
+        appendRange(level, inc, incOff, incOff + incN)
         appendRun(level, ts, run.toInt)
         done = true
       } else {
@@ -335,7 +352,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
         var j = 0
         while (j < explicitPairs) {
           val q = 2 * j + 1
-          out(j) = if (q < s) { var i = h + q; if (i >= r.length) i -= r.length; r(i) } else inc(q - s)
+          out(j) = if (q < s) { var i = h + q; if (i >= r.length) i -= r.length; r(i) } else inc(incOff + q - s)
           j += 1
         }
         val nextRun = m - explicitPairs
@@ -345,13 +362,13 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
           var nh = h + from.toInt
           if (nh >= r.length) nh -= r.length
           heads(level) = nh; sizes(level) = s - from.toInt
-          appendAll(level, inc, incN)
+          appendRange(level, inc, incOff, incOff + incN)
         } else {
           heads(level) = 0; sizes(level) = 0
-          if (from < a) appendRange(level, inc, (from - s).toInt, incN)
+          if (from < a) appendRange(level, inc, incOff + (from - s).toInt, incOff + incN)
         }
         appendRun(level, ts, (n - math.max(from, a.toLong)).toInt)
-        inc = out; incN = explicitPairs; run = nextRun
+        inc = out; incOff = 0; incN = explicitPairs; run = nextRun
         level += 1
         if (incN == 0 && run == 0) done = true
       }
@@ -376,7 +393,6 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     r
   }
 
-  @inline private def appendAll(level: Int, src: Array[Long], cnt: Int): Unit = appendRange(level, src, 0, cnt)
 
   /** Appends `src(from until until)` as the newest buckets of `level`. */
   private def appendRange(level: Int, src: Array[Long], from: Int, until: Int): Unit = {

@@ -245,6 +245,25 @@ class TimeDisjointSuite extends AnyFunSuite {
     }
   }
 
+  test("a segmented histogram takes long sorted runs exactly as one by one (the runs cut where a bucket expires, segment first)") {
+    for (seed <- 0 until 6; window <- Seq(50L, 700L, 3000L)) {
+      val rnd = new Random(seed + 500)
+      val cfg = EhConfig(Seq(0.3, 0.1, 0.02)(seed % 3), window)
+      val ps = pieces(rnd, 8, 400, 150, sharedSeams = seed % 2 == 1)
+      val a = ExpHistogram.concat(ps.map(hist(cfg, _)), cfg)
+      val b = a.copy()
+      var t = a.lastTs
+      for (step <- 0 until 40) {
+        val n = 1 + rnd.nextInt(if (step % 3 == 0) 5 else 2000)
+        val ts = Array.fill(n) { t += (if (rnd.nextInt(4) == 0) 0 else rnd.nextInt(3)); t }
+        a.addSorted(ts, n)
+        ts.foreach(b.add)
+        assert(a.toString == b.toString && a.lowerTs == b.lowerTs && a.total == b.total, s"seed=$seed window=$window step=$step")
+        a.checkInvariants()
+      }
+    }
+  }
+
   test("concat refuses overlapping inputs and other epsilons (the merges never pass them)") {
     val cfg = EhConfig(0.1, Long.MaxValue)
     val a = hist(cfg, Seq((10L, 1L), (20L, 1L))); val b = hist(cfg, Seq((15L, 1L), (30L, 1L)))
