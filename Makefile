@@ -31,9 +31,11 @@ CONNECT_35_JAR := .tools/spark-connect_2.12-3.5.7.jar
 # pyspark 3.5 needs numpy < 2; the newest pyarrow and pandas need numpy 2 (and pyspark 3.5 predates pandas 3)
 PY35_PINS := "pyarrow>=11,<18" "pandas>=1.5,<2.3"
 
-# bench-only Python deps (plots), not package deps
+# bench-only Python deps (plots; probstructs and sketch_oxide, the Python path's comparisons, are
+# optional: bench/python_bench.py skips what did not install), not package deps
 $(VENV)/.bench-deps: $(VENV)/.deps
 	$(VPY) -m pip install -q matplotlib
+	$(VPY) -m pip install -q probstructs sketch-oxide || echo "probstructs / sketch-oxide not installed: python_bench skips them"
 	touch $@
 
 # $(1): venv directory, $(2): pyspark version. pyspark[connect] brings the Spark Connect client
@@ -115,7 +117,7 @@ bench: setup $(VENV)/.bench-deps
 	$(SBT) "Test/runMain ecmsketch.decayed.DecayedBench speed" "Test/runMain ecmsketch.decayed.DecayedBench constant 40 0.1"
 	$(VPY) bench/decayed_bench.py
 	# issue 14: the Python path (buffered single adds, add_many from numpy) beside probstructs and sketch_oxide
-	# when installed (optional: $(VPY) -m pip install probstructs sketch-oxide); ECM-EH vs Sl-CM at equal memory
+	# (optional bench deps, installed above when the registry has them); ECM-EH vs Sl-CM at equal memory
 	$(VPY) bench/python_bench.py
 	$(SBT) "Test/runMain ecmsketch.bench.sliding.SlidingBench" "Test/runMain ecmsketch.bench.sliding.SplitBench"
 	$(VPY) bench/sliding_figures.py

@@ -112,17 +112,27 @@ object PyApi {
     }
   }
 
+  /** Deterministic cells take the batch in chunks of [[BatchChunk]] rows (the same state as one
+    * batch, or one by one): the batch's scratch arrays (d cell indexes per row) then stay in cache
+    * instead of growing with the batch.
+    */
   private def addFps(s: EcmSketch, fps: Array[Long], ts: Array[Long], vs: Array[Long]): Unit =
-    if (s.plan.deterministicCells) s.addSortedBatch(fps, ts, weights(vs, fps.length), 0, fps.length)
-    else { var i = 0; while (i < fps.length) { s.addFingerprint(fps(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 } }
+    if (s.plan.deterministicCells) {
+      var from = 0
+      while (from < fps.length) {
+        val until = math.min(fps.length, from + BatchChunk)
+        if (vs != null) s.addSortedBatch(fps, ts, vs, from, until)
+        else s.addSortedBatch(fps.slice(from, until), ts.slice(from, until), Ones, 0, until - from)
+        from = until
+      }
+    } else { var i = 0; while (i < fps.length) { s.addFingerprint(fps(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 } }
 
-  private def weights(vs: Array[Long], n: Int): Array[Long] =
-    if (vs != null) vs else { val a = new Array[Long](n); java.util.Arrays.fill(a, 1L); a }
+  private final val BatchChunk = 1 << 16
+  private val Ones: Array[Long] = Array.fill(BatchChunk)(1L)
 
   def addMany(s: CounterSketch, ts: Array[Long], vs: Array[Long]): Unit = {
     checkBatch(ts.length, ts, vs)
-    var i = 0
-    while (i < ts.length) { s.add(ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+    s.addSortedBatch(ts, vs)
   }
 
   // Bytes (docs/FORMAT.md) and merges, as the SQL functions do them.

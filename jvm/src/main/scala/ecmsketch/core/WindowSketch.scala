@@ -165,6 +165,40 @@ abstract class CounterSketch extends WindowSketch {
     noteAdd(ts, v)
   }
 
+  /** Adds a batch whose timestamps are sorted (non-decreasing, not before the last timestamp); `vs`
+    * null means weight 1. The same state as adding the rows one by one (runs of unit weights go to
+    * the counter as sorted runs, [[WindowCounter.addSorted]]); a row that [[add]] would refuse is
+    * refused with its message, the rows before it added.
+    */
+  def addSortedBatch(ts: Array[Long], vs: Array[Long]): Unit = {
+    val n = ts.length
+    var from = 0
+    while (from < n) {
+      // the longest run from `from` of unit weights that add would take (in order, no overflow)
+      var i = from
+      var prev = _lastTs
+      var seen = _hasRows
+      val strict = spec.countWindow
+      while (i < n && (vs == null || vs(i) == 1L) && ts(i) >= prev && !(strict && seen && ts(i) == prev) &&
+             _count <= Long.MaxValue - (i - from + 1)) {
+        prev = ts(i); seen = true; i += 1
+      }
+      if (i > from) {
+        val run = if (from == 0 && i == n) ts else java.util.Arrays.copyOfRange(ts, from, i)
+        counter.addSorted(run, i - from)
+        noteRun(ts(from), ts(i - 1), (i - from).toLong)
+        from = i
+      } else { add(ts(from), if (vs == null) 1L else vs(from)); from += 1 } // refused here, or a weighted row
+    }
+  }
+
+  private def noteRun(first: Long, last: Long, n: Long): Unit = {
+    _hasRows = true
+    if (first < _firstTs) _firstTs = first
+    _lastTs = last
+    _count += n
+  }
+
   /** Estimated weight in (now - range, now]; null range = the window, null now = last timestamp. */
   def count(range: java.lang.Long, now: java.lang.Long): Double = {
     val lo = lowerBound(range, now)
