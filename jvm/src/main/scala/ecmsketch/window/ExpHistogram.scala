@@ -599,7 +599,8 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
       var j = 0
       while (j < segSizes.length) {
         val c = segSizes(j)
-        if (c < 1 || c > Long.MaxValue - _total) throw new SketchException("bucket weights overflow")
+        if (c < 1) throw new SketchException(s"segment bucket of size $c")
+        if (c > Long.MaxValue - _total) throw new SketchException("bucket weights overflow")
         _total += c; j += 1
       }
       setSegment(segSizes, segEnds)

@@ -2,7 +2,7 @@ package ecmsketch.ingest
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import ecmsketch.core.{Bounds, WindowSpec}
+import ecmsketch.core.{Bounds, WindowSketch, WindowSpec}
 import ecmsketch.dwave.DwSketch
 import ecmsketch.ecm.{EcmSketch, QueryKind}
 import ecmsketch.hash.Hashing
@@ -49,7 +49,7 @@ class StreamingStateSuite extends AnyFunSuite {
       val e = exact(rows, now, r)
       assert(math.abs(last.count(r, null) - e) <= last.errorBound * e + 1e-9, s"r=$r")
     }
-    assert(last.count == rows.map(_._3).sum) // runs dropped from the state still count in total_weight
+    assert((last: WindowSketch).count == rows.map(_._3).sum) // runs dropped from the state still count in total_weight
     assert(last.firstTs == rows.map(_._2).min)
   }
 

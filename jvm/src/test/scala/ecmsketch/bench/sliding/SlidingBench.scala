@@ -226,7 +226,7 @@ object SlidingBench {
       md ++= s"| ${r.st.label} | ${kb(r.budget)} | $f | ${fmt(e.avg)} | ${fmt(e.max)} | ${fmt(e.are)} | ${fmt(e.beyond)} |\n" } }
     md ++= s"\n## Updates/s (median of $reps interleaved runs)\n\n| stream | budget | structure | M updates/s |\n|---|---|---|---:|\n"
     tp.foreach { case (l, b, xs) => xs.foreach { case (name, v) => md ++= f"| $l | $b | $name | ${v / 1e6}%.2f |\n" } }
-    print(md.toString.split("\n## Ranges")(1).prepended('#'))
+    print("#" + md.toString.split("\n## Ranges")(1))
     val json = rows.map { r =>
       s"""{"stream": "${r.st.name}", "window_type": "${r.st.windowType}", "window": ${r.st.window}, "budget": ${r.budget}, """ +
         s""""ecm_eps": ${r.eps.getOrElse("null")}, "ecm_bound": ${if (r.ecmBound.isNaN) "null" else r.ecmBound}, "ecm_bytes": ${r.ecmBytes}, """ +
