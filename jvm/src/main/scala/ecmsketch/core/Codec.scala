@@ -1,6 +1,6 @@
 package ecmsketch.core
 
-/** Binary format v1 (docs/FORMAT.md): the common header of every sketch kind, then the kind's body
+/** Binary format, versions 1 and 2 (docs/FORMAT.md): the common header of every sketch kind, then the kind's body
   * ([[SketchKind.encodeBody]]); the kind and cell-kind ids come from the [[Registry]].
   */
 object Codec {

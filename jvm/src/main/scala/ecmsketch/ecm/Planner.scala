@@ -119,8 +119,9 @@ object Planner {
     EcmPlan(epsilon, delta, kind, levels, cellEps, epsCm, width, depth)
   }
 
-  /** The largest serialized size (format v1) an ECM-sketch of `plan` over `spec` can reach, on any
-    * stream and after any merges (they keep the plan): its header, exact, plus width x depth cells
+  /** The largest serialized size an ECM-sketch of `plan` over `spec` can reach, on any stream and
+    * after any merges (they keep the plan; a time-disjoint merge lays its inputs side by side only
+    * when the result stays within it, docs/DESIGN.md): its header, exact, plus width x depth cells
     * at [[ecmsketch.core.CellKind.worstCellBytes]]. None when the cell kind has no such bound.
     */
   def worstCaseBytes(spec: WindowSpec, plan: EcmPlan): Option[Long] =

@@ -6,13 +6,13 @@ import ecmsketch.ecm.{EcmKind, EcmSketch}
 import ecmsketch.rwave.{DistinctKind, DistinctSketch}
 import ecmsketch.window.{EhKind, EhSketch}
 
-/** Binary format v1 (docs/FORMAT.md) with typed entry points: the header is read and written by
+/** Binary format, versions 1 and 2 (docs/FORMAT.md) with typed entry points: the header is read and written by
   * [[ecmsketch.core.Codec]], each kind's body by its [[ecmsketch.core.SketchKind]].
   *
   * {{{
   * offset size field
   *  0     4    magic "ECMS"
-  *  4     1    format version (1)
+  *  4     1    format version (1; 2 when an EH cell is segmented)
   *  5     1    sketch kind: 1 = exponential histogram, 2 = ECM-sketch, 3 = deterministic wave,
   *             4 = distinct-count sketch (randomized wave)
   *  6     1    cell kind: 1 = exponential histogram, 2 = deterministic wave, 3 = randomized wave
