@@ -361,7 +361,10 @@ class _Counter(_Buffered):
 
     @classmethod
     def merge(cls, sketches: Iterable[Any]) -> Any:
-        """Order-preserving n-way merge of sketches of this kind or their bytes (time-based windows only)."""
+        """Order-preserving n-way merge of sketches of this kind or their bytes (time-based windows only):
+        one merge level for sketches whose rows overlap in time; exponential histograms of consecutive
+        periods are laid side by side at the depth of the deepest one (docs/DESIGN.md, "Time-disjoint
+        merges"), deterministic waves always add a level."""
         return _merge_all(cls, cls._kind, sketches, cls.__name__)
 
 

@@ -186,17 +186,11 @@ abstract class CounterSketch extends WindowSketch {
       if (i > from) {
         val run = if (from == 0 && i == n) ts else java.util.Arrays.copyOfRange(ts, from, i)
         counter.addSorted(run, i - from)
-        noteRun(ts(from), ts(i - 1), (i - from).toLong)
+        noteAdd(ts(from), (i - from).toLong)
+        _lastTs = ts(i - 1)
         from = i
       } else { add(ts(from), if (vs == null) 1L else vs(from)); from += 1 } // refused here, or a weighted row
     }
-  }
-
-  private def noteRun(first: Long, last: Long, n: Long): Unit = {
-    _hasRows = true
-    if (first < _firstTs) _firstTs = first
-    _lastTs = last
-    _count += n
   }
 
   /** Estimated weight in (now - range, now]; null range = the window, null now = last timestamp. */

@@ -466,13 +466,23 @@ object EcmSketch {
     */
   def merge(sketches: Seq[EcmSketch], timeDisjoint: Boolean = true): EcmSketch = {
     WindowSketch.checkMergeable(sketches, "ecm merge")
-    mergeImpl(sketches, sameStream = false, timeDisjoint)
+    mergeImpl(sketches, sameStream = false, timeDisjoint, sizeLimit = s => Planner.worstCaseBytes(s.spec, s.plan))
+  }
+
+  /** [[merge]] with another size limit for the side-by-side layout (tests of its fallback). */
+  private[ecmsketch] def mergeWithin(sketches: Seq[EcmSketch], limit: Long): EcmSketch = {
+    WindowSketch.checkMergeable(sketches, "ecm merge")
+    mergeImpl(sketches, sameStream = false, timeDisjoint = true, sizeLimit = _ => Some(limit))
   }
 
   /** Merge of partial sketches of one stream (count windows allowed). */
   private[ecmsketch] def mergeUnchecked(sketches: Seq[EcmSketch]): EcmSketch = mergeImpl(sketches, sameStream = true, timeDisjoint = false)
 
-  private def mergeImpl(sketches: Seq[EcmSketch], sameStream: Boolean, timeDisjoint: Boolean): EcmSketch = {
+  /** `sizeLimit`: the largest encoding the side-by-side layout may give (None: no limit); above it the
+    * contributing inputs are merged order-preservingly instead.
+    */
+  private def mergeImpl(sketches: Seq[EcmSketch], sameStream: Boolean, timeDisjoint: Boolean,
+                        sizeLimit: EcmSketch => Option[Long] = _ => None): EcmSketch = {
     SketchException.require(sketches.nonEmpty, "merge needs at least one sketch")
     val first = sketches.head
     sketches.foreach { s =>
@@ -509,8 +519,7 @@ object EcmSketch {
       if (clusters.size > 1) {
         val out = finishMerge(new EcmSketch(outParams, family, concatCells(clusters, family, n)), keyType, sketches, contributing, clusters)
         // the time-disjoint layout keeps max_size_bytes (the worst case of one histogram per cell) or is not used
-        val limit = Planner.worstCaseBytes(out.spec, out.plan)
-        if (limit.forall(l => Codec.encode(EcmKind, out).length <= l)) return out
+        if (sizeLimit(out).forall(l => Codec.encode(EcmKind, out).length <= l)) return out
       }
       mergeCells(contributing, family, cells)
     } else mergeCells(contributing, family, cells)

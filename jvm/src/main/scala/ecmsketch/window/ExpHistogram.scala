@@ -107,6 +107,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   def bucketCount: Int = { var s = tN - tHead; var i = 0; while (i < levels) { s += sizes(i); i += 1 }; s }
   /** Number of buckets in the segment (0 unless a time-disjoint merge made this histogram). */
   def segmentCount: Int = tN - tHead
+  /** Whether the histogram holds a segment (then it is written as format version 2). */
   def segmented: Boolean = tHead < tN
   /** Size and end of the j-th oldest segment bucket. */
   def segmentSizeAt(j: Int): Long = tSizes(tHead + j)

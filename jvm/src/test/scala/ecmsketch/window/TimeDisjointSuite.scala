@@ -7,7 +7,7 @@ import scala.util.Random
 import ecmsketch.Oracle
 import ecmsketch.core.{SketchException, WindowSpec}
 import ecmsketch.dwave.DwSketch
-import ecmsketch.ecm.{EcmSketch, QueryKind}
+import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 
 /** Merges of sketches whose time spans do not overlap (docs/DESIGN.md, "Time-disjoint merges"):
   *  - the concatenation of time-disjoint histograms answers within each piece's own epsilon (the
@@ -43,14 +43,21 @@ class TimeDisjointSuite extends AnyFunSuite {
   private def probes(o: Oracle, lowest: Long, now: Long): Seq[Long] =
     (o.ts.toSeq.distinct.flatMap(t => Seq(t - 1, t)) :+ lowest).filter(x => x >= lowest && x <= now)
 
-  test("lemma: time-disjoint histograms side by side answer within epsilon, seams at equal timestamps included") {
-    var worst = 0.0
+  /** 30 time-disjoint pieces of 40..440 rows for every epsilon, seam kind and seed: `f(eps, shared,
+    * seed, pieces, oracle of their union)`.
+    */
+  private def disjointCases(f: (Double, Boolean, Int, Seq[Seq[(Long, Long)]], Oracle) => Unit): Unit =
     for (eps <- Seq(0.5, 0.2, 0.1, 0.05); shared <- Seq(false, true); seed <- 0 until 3) {
       val rnd = new Random(seed * 31 + (eps * 100).toInt)
-      val cfg = EhConfig(eps, Long.MaxValue)
-      val ps = pieces(rnd, 30, 1000, 40 + rnd.nextInt(200), shared)
-      val hs = ps.map(hist(cfg, _))
+      val ps = pieces(rnd, 30, 1000, 40 + rnd.nextInt(400), shared)
       val o = new Oracle; ps.flatten.foreach { case (t, w) => o.add(0, t, w) }
+      f(eps, shared, seed, ps, o)
+    }
+
+  test("lemma: time-disjoint histograms side by side answer within epsilon, seams at equal timestamps included") {
+    var worst = 0.0
+    disjointCases { (eps, shared, _, ps, o) =>
+      val hs = ps.map(hist(EhConfig(eps, Long.MaxValue), _))
       // the seam condition of the lemma: each piece's lower bound is at or after the previous piece's last bucket end
       hs.zip(hs.tail).foreach { case (a, b) => assert(b.lowerTs >= a.newestEnd) }
       if (shared) assert(hs.zip(hs.tail).exists { case (a, b) => b.lowerTs == a.newestEnd })
@@ -158,11 +165,8 @@ class TimeDisjointSuite extends AnyFunSuite {
 
   test("concat: 30 time-disjoint pieces answer every boundary within epsilon, and hold about one histogram's buckets") {
     var worst = 0.0
-    for (eps <- Seq(0.5, 0.2, 0.1, 0.05); shared <- Seq(false, true); seed <- 0 until 3) {
-      val rnd = new Random(seed * 17 + (eps * 100).toInt)
+    disjointCases { (eps, shared, seed, ps, o) =>
       val cfg = EhConfig(eps, Long.MaxValue)
-      val ps = pieces(rnd, 30, 1000, 40 + rnd.nextInt(400), shared)
-      val o = new Oracle; ps.flatten.foreach { case (t, w) => o.add(0, t, w) }
       val c = ExpHistogram.concat(ps.map(hist(cfg, _)), cfg)
       c.checkInvariants()
       assert(c.segmented && c.total == o.ws.sum && c.lowerTs == o.ts.min)
@@ -385,5 +389,14 @@ class TimeDisjointSuite extends AnyFunSuite {
     // merged again with an overlapping sketch: one order-preserving merge, no segment, version 1
     val o = EcmSketch.merge(Seq(m, days.last))
     assert(o.mergeDepth == 1 && ecmsketch.format.SketchCodec.encode(o)(4) == 1)
+    // a side-by-side result larger than the size limit (max_size_bytes in merge) falls back to the
+    // order-preserving merge: one level, no segment; at the limit it is kept
+    val capped = EcmSketch.mergeWithin(days, b.length - 1L)
+    assert(capped.mergeDepth == 1 && ecmsketch.format.SketchCodec.encode(capped)(4) == 1)
+    assert(java.util.Arrays.equals(ecmsketch.format.SketchCodec.encode(EcmSketch.mergeWithin(days, b.length.toLong)), b))
+    assert(java.util.Arrays.equals(ecmsketch.format.SketchCodec.encode(capped),
+      ecmsketch.format.SketchCodec.encode(EcmSketch.merge(days, timeDisjoint = false))))
+    // the real limit of this plan is far above it
+    assert(Planner.worstCaseBytes(spec, m.plan).exists(_ > 4L * b.length))
   }
 }
