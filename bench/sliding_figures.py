@@ -1,4 +1,4 @@
-"""Figures of bench/results/sliding.json (ECM-EH vs Sl-CM at equal memory, issue 14) into
+"""Figures of bench/results/sliding.json (ECM-EH vs Sl-CM and HSS-CM at equal memory, issue 14) into
 docs/figures/sliding_*.png.
 
     python bench/sliding_figures.py
@@ -33,7 +33,12 @@ def panel_figure(name, title, metric, ylabel, bound=False):
         rs = rows(stream, wtype)
         e = [r for r in rs if r["ecm"] is not None]
         ax.plot(kb([r["ecm_bytes"] for r in e]), [r["ecm"][metric] for r in e], "o-", label="ECM-EH (serialized bytes)")
+        h = [r for r in rs if r.get("ecm_by_heap") and r["ecm_by_heap"]["errors"] is not None]
+        ax.plot(kb([r["ecm_by_heap"]["heap"] for r in h]), [r["ecm_by_heap"]["errors"][metric] for r in h], "o:",
+                color="C0", alpha=0.5, label="ECM-EH sized by its heap (estimated heap bytes)")
         ax.plot(kb([r["sl_bytes"] for r in rs]), [r["slcm"][metric] for r in rs], "s--", label="Sl-CM, k = 2 (counter bytes)")
+        ax.plot(kb([r["hss_bytes"] for r in rs]), [r["hsscm"][metric] for r in rs], "^-.",
+                label="HSS-CM, d = 6, 3 queried (counter bytes)")
         if bound:
             ax.plot(kb([r["ecm_bytes"] for r in e]), [r["ecm_bound"] for r in e], ":", color="gray", label="ECM certified bound")
         ax.set_xscale("log", base=2)

@@ -115,6 +115,9 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   def levelCount: Int = levels
   /** Timestamp slots allocated by the ring buffers (memory is proportional to the buckets held). */
   def allocatedSlots: Int = { var s = 0; var i = 0; while (i < rings.length) { if (rings(i) != null) s += rings(i).length; i += 1 }; s }
+  /** Levels with per-level arrays allocated, and rings allocated among them (heap estimates in benchmarks). */
+  def allocatedLevels: Int = allocLevels
+  def ringCount: Int = { var s = 0; var i = 0; while (i < rings.length) { if (rings(i) != null) s += 1; i += 1 }; s }
   def sizeAt(level: Int): Int = if (level < levels) sizes(level) else 0
   /** End timestamp of the j-th oldest bucket of `level`. */
   def endAt(level: Int, j: Int): Long = {
