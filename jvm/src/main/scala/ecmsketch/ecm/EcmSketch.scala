@@ -86,12 +86,6 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
   }
   private[this] val depthCache = params.depth
 
-  // scratch space of addSortedBatch (a sketch is not thread-safe)
-  private[this] var batchCell: Array[Int] = null
-  private[this] var batchOrder: Array[Int] = null
-  private[this] var batchCounts: Array[Int] = null
-  private[this] var batchTs: Array[Long] = null
-
   /** Adds rows `[from, until)` of parallel arrays whose timestamps are sorted (non-decreasing and
     * not before the last timestamp). The result is identical to adding them one by one, but the
     * work is grouped cell by cell (a counting sort on the cell index keeps each cell's rows in time
@@ -116,11 +110,11 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
     }
     val d = depthCache; val w = width
     val m = n * d
-    if (batchCell == null || batchCell.length < m) { batchCell = new Array[Int](m); batchOrder = new Array[Int](m) }
-    if (batchCounts == null) batchCounts = new Array[Int](w * d + 1)
-    if (batchTs == null || batchTs.length < n) batchTs = new Array[Long](n)
-    val cellOf = batchCell; val order = batchOrder; val counts = batchCounts; val run = batchTs
-    java.util.Arrays.fill(counts, 0)
+    // scratch space shared by the sketches of this thread (many small sketches, e.g. one per group
+    // of a GROUP BY, would otherwise each keep arrays sized for their largest batch)
+    val sc = EcmSketch.batchScratch.get().reserve(m, w * d + 1, n)
+    val cellOf = sc.cell; val order = sc.order; val counts = sc.counts; val run = sc.ts
+    java.util.Arrays.fill(counts, 0, w * d + 1, 0)
     i = 0
     while (i < n) {
       val x = Hashing.modP(fps(from + i))
@@ -385,6 +379,30 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
 }
 
 object EcmSketch {
+  /** Scratch space of [[EcmSketch.addSortedBatch]], one per thread (a batch never runs inside
+    * another on the same thread). Arrays grow to the largest batch seen, up to [[BatchScratch.Keep]]
+    * entries; a larger batch gets arrays of its own that are not kept.
+    */
+  private[ecm] final class BatchScratch {
+    var cell: Array[Int] = new Array[Int](0)
+    var order: Array[Int] = new Array[Int](0)
+    var counts: Array[Int] = new Array[Int](0)
+    var ts: Array[Long] = new Array[Long](0)
+    def reserve(entries: Int, cells: Int, rows: Int): BatchScratch =
+      if (entries > BatchScratch.Keep || cells > BatchScratch.Keep) {
+        val t = new BatchScratch
+        t.cell = new Array[Int](entries); t.order = new Array[Int](entries); t.counts = new Array[Int](cells); t.ts = new Array[Long](rows)
+        t
+      } else {
+        if (cell.length < entries) { cell = new Array[Int](entries); order = new Array[Int](entries) }
+        if (counts.length < cells) counts = new Array[Int](cells)
+        if (ts.length < rows) ts = new Array[Long](rows)
+        this
+      }
+  }
+  private[ecm] object BatchScratch { final val Keep = 1 << 20 }
+  private[ecm] val batchScratch: ThreadLocal[BatchScratch] = ThreadLocal.withInitial(() => new BatchScratch)
+
   /** Default hash seed: identical on every site unless the user picks another. */
   final val DefaultSeed: Long = Hashing.DefaultSeed
 

@@ -271,7 +271,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     expire(ts)
     if (levels == 0) { ensureLevel(0); levels = 1; if (_lowerTs == Long.MaxValue) _lowerTs = ts }
     _total += v
-    carry(bufP, 0, 0, ts, v)
+    carry(EmptyLongs, 0, 0, ts, v)
   }
 
   /** Registers one arrival at each of `ts(0 until n)` (non-decreasing, not before the last
@@ -331,6 +331,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     var run = run0
     var level = 0
     var done = false
+    var sc: ExpHistogram.CarryScratch = null
     while (!done) {
       if (level >= levels) { ensureLevel(level); levels = level + 1 }
       val s = sizes(level)
@@ -346,10 +347,11 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
         // The sequence, oldest first: the level's s buckets, inc(0 until incN), then `run` buckets
         // ending at ts. Pair p merges items 2p and 2p + 1; its end is the newer one.
         val explicitPairs = math.min(m, (a / 2).toLong).toInt
-        var out = if (inc eq bufP) bufQ else bufP
+        if (sc == null) sc = ExpHistogram.carryScratch.get()
+        var out = if (inc eq sc.p) sc.q else sc.p
         if (out.length < explicitPairs) {
           out = new Array[Long](math.max(explicitPairs, 2 * out.length))
-          if (inc eq bufP) bufQ = out else bufP = out
+          if (out.length <= ExpHistogram.CarryKeep) { if (inc eq sc.p) sc.q = out else sc.p = out }
         }
         val r = rings(level)
         val h = heads(level)
@@ -426,9 +428,6 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   }
 
 
-  // Scratch buffers of weighted adds (an EH is not thread-safe).
-  private var bufP: Array[Long] = EmptyLongs
-  private var bufQ: Array[Long] = EmptyLongs
 
   // ---------------------------------------------------------------- queries
 
@@ -629,6 +628,14 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
 }
 
 object ExpHistogram {
+  /** The two buffers of carried pairs that [[ExpHistogram.carry]] alternates between, one pair per
+    * thread (a carry never runs inside another on the same thread): many small histograms (the cells
+    * of many sketches) would otherwise each keep their own. Buffers above [[CarryKeep]] longs are not kept.
+    */
+  private[window] final class CarryScratch { var p: Array[Long] = EmptyLongs; var q: Array[Long] = EmptyLongs }
+  private[window] final val CarryKeep = 1 << 20
+  private[window] val carryScratch: ThreadLocal[CarryScratch] = ThreadLocal.withInitial(() => new CarryScratch)
+
   /** Weights up to this are added as unit arrivals (same state, faster than the run carry). */
   final val SmallWeight = 16L
   private val EmptyLongs = new Array[Long](0)

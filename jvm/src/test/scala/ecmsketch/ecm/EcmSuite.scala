@@ -226,6 +226,24 @@ class EcmSuite extends AnyFunSuite {
       b.addSortedBatch(fps, ts, vs, 0, cut); b.addSortedBatch(fps, ts, vs, cut, n)
       assert(java.util.Arrays.equals(ecmsketch.format.SketchCodec.encode(a), ecmsketch.format.SketchCodec.encode(b)), s"trial $trial")
     }
+    // batches of sketches of different shapes interleaved on one thread (their scratch space is
+    // shared per thread): each still equals its own row-by-row build
+    val shapes = Seq((0.02, 0.01), (0.3, 0.2), (0.1, 0.1))
+    val byRow = shapes.map { case (e, d) => EcmSketch.create(spec, e, d, QueryKind.Point, 0, 5L) }
+    val byBatch = shapes.map { case (e, d) => EcmSketch.create(spec, e, d, QueryKind.Point, 0, 5L) }
+    val n = 6000
+    val ts0 = Array.tabulate(n)(i => i.toLong / 3)
+    val fps0 = Array.fill(n)(ecmsketch.hash.Hashing.fingerprintLong(rnd.nextInt(500).toLong))
+    val vs0 = Array.fill(n)(if (rnd.nextInt(4) == 0) 2L else 1L)
+    (0 until n by 500).foreach { from =>
+      shapes.indices.foreach { k =>
+        (from until from + 500).foreach(i => byRow(k).addFingerprint(fps0(i), ts0(i), vs0(i)))
+        byBatch(k).addSortedBatch(fps0, ts0, vs0, from, from + 500)
+      }
+    }
+    shapes.indices.foreach { k =>
+      assert(java.util.Arrays.equals(ecmsketch.format.SketchCodec.encode(byRow(k)), ecmsketch.format.SketchCodec.encode(byBatch(k))), s"shape $k")
+    }
     val s = EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 0, 3L)
     val ts = Array.tabulate(1000)(i => (1000 - i).toLong)
     assert(intercept[SketchException](s.addSortedBatch(Array.fill(1000)(1L), ts, Array.fill(1000)(1L), 0, 1000))

@@ -1,0 +1,46 @@
+package ecmsketch.ingest
+
+import org.scalatest.funsuite.AnyFunSuite
+
+/** [[RadixSort.sortByTs]] against a stable sort of the row indices by timestamp: sizes within and
+  * above the per-thread scratch space (Ingest.MaxBuffer rows), ranges needing 1 to 8 digit passes,
+  * and ranges beyond 2^63 (unsigned).
+  */
+class RadixSortSuite extends AnyFunSuite {
+
+  private def check(ts0: Array[Long], label: String): Unit = {
+    val n = ts0.length
+    val rnd = new java.util.SplittableRandom(n.toLong * 31 + 7)
+    val a0 = Array.fill(n)(rnd.nextLong())
+    val b0 = Array.tabulate(n)(i => i.toLong * 3 + 1)
+    // reference: a stable sort of the indices by timestamp
+    val order = (0 until n).map(Int.box).toArray
+    java.util.Arrays.sort(order, (x: Integer, y: Integer) => java.lang.Long.compare(ts0(x), ts0(y)))
+    val ts = ts0.clone(); val a = a0.clone(); val b = b0.clone()
+    RadixSort.sortByTs(ts, a, b, n)
+    var i = 0
+    while (i < n) {
+      val j = order(i).intValue
+      assert(ts(i) == ts0(j) && a(i) == a0(j) && b(i) == b0(j), s"$label: row $i differs (n = $n)")
+      i += 1
+    }
+  }
+
+  test("random timestamps with ties, every size class and range") {
+    val rnd = new java.util.SplittableRandom(11)
+    for (n <- Seq(0, 1, 2, 3, 100, Ingest.MaxBuffer, Ingest.MaxBuffer + 1, 70000, 300000);
+         range <- Seq(1L, 5L, 255L, 256L, 4096L, 1L << 24, (1L << 24) + 3, 1L << 40, 1L << 44, Long.MaxValue)) {
+      val base = rnd.nextLong(-1000000L, 1000000L)
+      check(Array.fill(n)(base + rnd.nextLong(range)), s"range $range")
+    }
+  }
+
+  test("timestamps spanning more than 2^63 (the unsigned range), negative ones, and reversed input") {
+    val rnd = new java.util.SplittableRandom(5)
+    for (n <- Seq(1000, 40000)) {
+      check(Array.fill(n)(if (rnd.nextBoolean()) Long.MinValue + rnd.nextInt(100) else Long.MaxValue - rnd.nextInt(100)), "extremes")
+      check(Array.tabulate(n)(i => -i.toLong * 7), "reversed")
+      check(Array.tabulate(n)(i => (n - i).toLong / 3), "reversed with ties")
+    }
+  }
+}
