@@ -80,7 +80,10 @@ final class IntegralDecay(val decay: Decay, val ticksPerUnit: Long) extends Seri
     * form guess checked against f, else Algorithm 4's binary search, returning r (spec §7.6).
     */
   def minAge(w: Long, delta: Long): Long = {
-    if (f(w, 0) <= delta) return 0L
+    // f(W, 0) = W for every decay whose age 0 counts fully (g(0) = 1: pow(2, -0.0) and pow(1, y) are
+    // exactly 1), so this is the check f(W, 0) <= delta without a pow per call; a window of 0 ticks
+    // (f(W, 0) = 0) returns 0 below, as that check did
+    if (delta >= w) return 0L
     decay match {
       case _: Decay.Window => windowTicks
       case d =>

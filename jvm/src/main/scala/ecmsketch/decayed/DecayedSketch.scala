@@ -148,7 +148,11 @@ final class Level(val tau: Int) {
   @inline def admits(key: Long): Boolean = !discarded || key > tI
 
   def offer(id: Long, w: Long, v: Double, t: Long, key: Long, rs: Long): Unit =
-    if (admits(key) && find(id) < 0) {
+    if (find(id) < 0) offerAbsent(id, w, v, t, key, rs)
+
+  /** [[offer]] of an id known not to be in this level (the caller has just looked it up). */
+  def offerAbsent(id: Long, w: Long, v: Double, t: Long, key: Long, rs: Long): Unit =
+    if (admits(key)) {
       if (n == cap) grow()
       val s = n
       ids(s) = id; ws(s) = w; vs(s) = v; ts(s) = t; keys(s) = key; rss(s) = rs
@@ -300,9 +304,9 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
               case Some(f) =>
                 if (lastKey == Long.MinValue) lastKey = satAdd(ts, f.minAge(w, d))
                 val key = lastKey; ub = key
-                level(j, i).offer(id, weight, value, ts, key, 0L)
+                level(j, i).offerAbsent(id, weight, value, ts, key, 0L)
               case None =>
-                level(j, i).offer(id, weight, value, ts, ts, Arith.rangeSample(a, b, base, w - 1, i))
+                level(j, i).offerAbsent(id, weight, value, ts, ts, Arith.rangeSample(a, b, base, w - 1, i))
             }
             i += 1
           }
