@@ -222,8 +222,10 @@ class LawsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
         val merged = k.merge(sk)
         cov.note(merged)
         val m = enc(merged)
-        assert(enc(k.merge(order.map(sk))) == m, s"$k: order ${order.mkString(",")}")
-        assert(enc(k.merge(sk.reverse)) == m, s"$k: reversed")
+        // the inputs' bytes, so that a failure can be replayed from the log (decode them with SketchCodec)
+        def inputs = sk.map(s => enc(s).map("%02x".format(_)).mkString).mkString("inputs (hex): ", " ", "")
+        assert(enc(k.merge(order.map(sk))) == m, s"$k: order ${order.mkString(",")}; $inputs")
+        assert(enc(k.merge(sk.reverse)) == m, s"$k: reversed; $inputs")
       }
       cov.check()
     }
