@@ -8,7 +8,9 @@ trait WindowCounter {
   def add(ts: Long): Unit
   def add(ts: Long, v: Long): Unit
   /** One arrival at each of `ts(0 until n)` (non-decreasing): the same state as `n` calls of `add(ts)`. */
-  def addSorted(ts: Array[Long], n: Int): Unit = { var i = 0; while (i < n) { add(ts(i)); i += 1 } }
+  final def addSorted(ts: Array[Long], n: Int): Unit = addSorted(ts, 0, n)
+  /** One arrival at each of `ts(from until until)` (non-decreasing): the same state as one `add` each. */
+  def addSorted(ts: Array[Long], from: Int, until: Int): Unit = { var i = from; while (i < until) { add(ts(i)); i += 1 } }
   /** Estimate of the weight with timestamps >= lo. */
   def estimateFrom(lo: Long): Double
   def isEmpty: Boolean

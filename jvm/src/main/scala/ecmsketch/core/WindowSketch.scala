@@ -184,8 +184,7 @@ abstract class CounterSketch extends WindowSketch {
         prev = ts(i); seen = true; i += 1
       }
       if (i > from) {
-        val run = if (from == 0 && i == n) ts else java.util.Arrays.copyOfRange(ts, from, i)
-        counter.addSorted(run, i - from)
+        counter.addSorted(ts, from, i)
         noteAdd(ts(from), (i - from).toLong)
         _lastTs = ts(i - 1)
         from = i

@@ -274,7 +274,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     carry(EmptyLongs, 0, 0, ts, v)
   }
 
-  /** Registers one arrival at each of `ts(0 until n)` (non-decreasing, not before the last
+  /** Registers one arrival at each of `ts(start until n)` (non-decreasing, not before the last
     * timestamp): the same state as `n` calls of `add(ts(i))`, computed level by level (each level
     * receives the ends carried up from the level below as one sorted run). Where a bucket expires
     * during the run, the run is cut: the arrivals before the first one that drops a bucket are
@@ -282,11 +282,11 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     * bucket they make or join ends no earlier), that arrival is added alone, with its expiry, and
     * the rest is cut again. So expiry happens exactly where it would one by one. `ts` is not kept.
     */
-  override def addSorted(ts: Array[Long], n: Int): Unit = {
-    if (n <= 0) return
-    if (ts(0) < _lastTs) checkOrder(ts(0))
-    if (Long.MaxValue - _total < n) { var i = 0; while (i < n) { add(ts(i)); i += 1 }; return }
-    var from = 0
+  override def addSorted(ts: Array[Long], start: Int, n: Int): Unit = {
+    if (n <= start) return
+    if (ts(start) < _lastTs) checkOrder(ts(start))
+    if (Long.MaxValue - _total < n - start) { var i = start; while (i < n) { add(ts(i)); i += 1 }; return }
+    var from = start
     while (from < n) {
       val until = expiryFree(ts, from, n)
       if (until - from < 4) { var i = from; while (i < until) { add(ts(i)); i += 1 } }
@@ -399,7 +399,6 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     r
   }
 
-
   /** Appends `src(from until until)` as the newest buckets of `level`. */
   private def appendRange(level: Int, src: Array[Long], from: Int, until: Int): Unit = {
     val cnt = until - from
@@ -426,8 +425,6 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     java.util.Arrays.fill(r, 0, cnt - first, ts)
     sizes(level) = s + cnt
   }
-
-
 
   // ---------------------------------------------------------------- queries
 
@@ -633,7 +630,7 @@ object ExpHistogram {
     * of many sketches) would otherwise each keep their own. Buffers above [[CarryKeep]] longs are not kept.
     */
   private[window] final class CarryScratch { var p: Array[Long] = EmptyLongs; var q: Array[Long] = EmptyLongs }
-  private[window] final val CarryKeep = 1 << 20
+  private[window] final val CarryKeep = 1 << 16 // 512 KB a buffer: a batch of 2^16 rows per cell fits
   private[window] val carryScratch: ThreadLocal[CarryScratch] = ThreadLocal.withInitial(() => new CarryScratch)
 
   /** Weights up to this are added as unit arrivals (same state, faster than the run carry). */
