@@ -80,6 +80,29 @@ final class IntegralDecay(val decay: Decay, val ticksPerUnit: Long) extends Seri
     * form guess checked against f, else Algorithm 4's binary search, returning r (spec §7.6).
     */
   def minAge(w: Long, delta: Long): Long = {
+    if (delta >= w) return 0L // see minAgeOf
+    if (windowTicks > 0) return windowTicks
+    // a memo of the last answers (the pair (W, Delta) recurs: a count has W = resolution, and Delta is
+    // the first selected offset of a level, small more often than not): the expiry search costs two
+    // or more StrictMath.pow, the lookup none. Entries are immutable, so threads may share the memo.
+    val slot = {
+      val h = (w * 0x9E3779B97F4A7C15L) ^ (delta * 0xC2B2AE3D27D4EB4FL)
+      ((h ^ (h >>> 29)).toInt >>> (32 - IntegralDecay.MemoBits))
+    }
+    var mm = memo
+    if (mm == null) { mm = new Array[IntegralDecay.Memo](1 << IntegralDecay.MemoBits); memo = mm }
+    val m = mm(slot)
+    if (m != null && m.w == w && m.delta == delta) m.age
+    else {
+      val age = minAgeOf(w, delta)
+      mm(slot) = new IntegralDecay.Memo(w, delta, age)
+      age
+    }
+  }
+
+  @transient private var memo: Array[IntegralDecay.Memo] = null
+
+  private def minAgeOf(w: Long, delta: Long): Long = {
     // f(W, 0) = W for every decay whose age 0 counts fully (g(0) = 1: pow(2, -0.0) and pow(1, y) are
     // exactly 1), so this is the check f(W, 0) <= delta without a pow per call; a window of 0 ticks
     // (f(W, 0) = 0) returns 0 below, as that check did
@@ -105,4 +128,9 @@ final class IntegralDecay(val decay: Decay, val ticksPerUnit: Long) extends Seri
         }
     }
   }
+}
+
+object IntegralDecay {
+  private final val MemoBits = 10
+  private final class Memo(val w: Long, val delta: Long, val age: Long)
 }

@@ -11,183 +11,6 @@ import ecmsketch.hash.Hashing
   */
 final class Entry(val id: Long, val w: Long, val v: Double, val t: Long, val key: Long, val rs: Long)
 
-/** A level S_i (spec §7.9): at most tau entries, those with the largest keys, and t_i, the largest
-  * key discarded (`discarded` false while nothing was). An entry whose key is <= t_i is refused, and
-  * an overflow discards every entry with the smallest key (ties together), so the content depends
-  * only on the set of entries offered, never on their order (Lemma 3.2).
-  *
-  * Storage is primitive and allocation-free per update: entries live in parallel arrays (slots),
-  * an open-addressing table maps id -> slot, and a binary min-heap of slots orders them by key.
-  * Arrays grow by doubling up to tau + 1 slots, so a sparse high level stays small.
-  */
-final class Level(val tau: Int) {
-  var discarded: Boolean = false
-  var tI: Long = Long.MinValue
-  private var n = 0
-  private var cap = 0
-  private var ids: Array[Long] = Array.emptyLongArray
-  private var ws: Array[Long] = Array.emptyLongArray
-  private var vs: Array[Double] = Array.emptyDoubleArray
-  private var ts: Array[Long] = Array.emptyLongArray
-  private var keys: Array[Long] = Array.emptyLongArray
-  private var rss: Array[Long] = Array.emptyLongArray
-  /** heap(k): a slot; pos(slot): its heap index. Slots 0..n-1 are in use (a removal moves the last slot). */
-  private var heap: Array[Int] = Array.emptyIntArray
-  private var pos: Array[Int] = Array.emptyIntArray
-  /** Open addressing (linear probing) of slot + 1 (0 = empty), by a mix of the id. */
-  private var table: Array[Int] = Array.emptyIntArray
-  private var mask = 0
-
-  def size: Int = n
-
-  private def bucket(id: Long): Int = {
-    val h = id * 0x9E3779B97F4A7C15L
-    (h ^ (h >>> 32)).toInt & mask
-  }
-
-  private def find(id: Long): Int = if (n == 0) -1 else {
-    var b = bucket(id)
-    while (true) {
-      val s = table(b)
-      if (s == 0) return -1
-      if (ids(s - 1) == id) return s - 1
-      b = (b + 1) & mask
-    }
-    -1
-  }
-
-  def contains(id: Long): Boolean = find(id) >= 0
-
-  /** The entry with this id (null if none). */
-  def get(id: Long): Entry = { val s = find(id); if (s < 0) null else entryAt(s) }
-
-  private def entryAt(s: Int): Entry = new Entry(ids(s), ws(s), vs(s), ts(s), keys(s), rss(s))
-
-  private def grow(): Unit = {
-    val c = if (cap == 0) math.min(16, tau + 1) else math.min(2 * cap, tau + 1)
-    ids = java.util.Arrays.copyOf(ids, c); ws = java.util.Arrays.copyOf(ws, c)
-    vs = java.util.Arrays.copyOf(vs, c); ts = java.util.Arrays.copyOf(ts, c)
-    keys = java.util.Arrays.copyOf(keys, c); rss = java.util.Arrays.copyOf(rss, c)
-    heap = java.util.Arrays.copyOf(heap, c); pos = java.util.Arrays.copyOf(pos, c)
-    cap = c
-    var tc = 4
-    while (tc < 2 * c) tc <<= 1
-    table = new Array[Int](tc); mask = tc - 1
-    var s = 0
-    while (s < n) { tablePut(s); s += 1 }
-  }
-
-  private def tablePut(s: Int): Unit = {
-    var b = bucket(ids(s))
-    while (table(b) != 0) b = (b + 1) & mask
-    table(b) = s + 1
-  }
-
-  /** Removes the table entry of slot s (backward-shift deletion). */
-  private def tableRemove(s: Int): Unit = {
-    var b = bucket(ids(s))
-    while (table(b) != s + 1) b = (b + 1) & mask
-    var hole = b
-    var k = (b + 1) & mask
-    while (table(k) != 0) {
-      val home = bucket(ids(table(k) - 1))
-      // move table(k) into the hole unless its home lies cyclically in (hole, k]
-      val inRange = if (hole <= k) home > hole && home <= k else home > hole || home <= k
-      if (!inRange) { table(hole) = table(k); hole = k }
-      k = (k + 1) & mask
-    }
-    table(hole) = 0
-  }
-
-  private def siftUp(k0: Int): Unit = {
-    var k = k0
-    val s = heap(k); val key = keys(s)
-    while (k > 0) {
-      val p = (k - 1) >>> 1
-      val ps = heap(p)
-      if (keys(ps) <= key) { heap(k) = s; pos(s) = k; return }
-      heap(k) = ps; pos(ps) = k; k = p
-    }
-    heap(k) = s; pos(s) = k
-  }
-
-  private def siftDown(k0: Int): Unit = {
-    var k = k0
-    val s = heap(k); val key = keys(s)
-    val half = n >>> 1
-    while (k < half) {
-      var c = 2 * k + 1
-      var cs = heap(c)
-      val r = c + 1
-      if (r < n && keys(heap(r)) < keys(cs)) { c = r; cs = heap(r) }
-      if (key <= keys(cs)) { heap(k) = s; pos(s) = k; return }
-      heap(k) = cs; pos(cs) = k; k = c
-    }
-    heap(k) = s; pos(s) = k
-  }
-
-  /** Removes the heap's root (the smallest key) and frees its slot. */
-  private def popMin(): Unit = {
-    val s = heap(0)
-    tableRemove(s)
-    n -= 1
-    if (n > 0) { val last = heap(n); heap(0) = last; pos(last) = 0; siftDown(0) }
-    // the slot of the last entry moves into the freed slot s
-    if (s != n) {
-      val m = n
-      tableRemove(m)
-      ids(s) = ids(m); ws(s) = ws(m); vs(s) = vs(m); ts(s) = ts(m); keys(s) = keys(m); rss(s) = rss(m)
-      val hp = pos(m); heap(hp) = s; pos(s) = hp
-      tablePut(s)
-    }
-  }
-
-  def offer(e: Entry): Unit = offer(e.id, e.w, e.v, e.t, e.key, e.rs)
-
-  /** Whether an entry with this key could be kept (not covered by t_i). */
-  @inline def admits(key: Long): Boolean = !discarded || key > tI
-
-  def offer(id: Long, w: Long, v: Double, t: Long, key: Long, rs: Long): Unit =
-    if (find(id) < 0) offerAbsent(id, w, v, t, key, rs)
-
-  /** [[offer]] of an id known not to be in this level (the caller has just looked it up). */
-  def offerAbsent(id: Long, w: Long, v: Double, t: Long, key: Long, rs: Long): Unit =
-    if (admits(key)) {
-      if (n == cap) grow()
-      val s = n
-      ids(s) = id; ws(s) = w; vs(s) = v; ts(s) = t; keys(s) = key; rss(s) = rs
-      heap(n) = s; pos(s) = n
-      n += 1
-      tablePut(s)
-      siftUp(n - 1)
-      if (n > tau) {
-        val m = keys(heap(0))
-        if (!discarded || m > tI) tI = m
-        discarded = true
-        while (n > 0 && keys(heap(0)) == m) popMin()
-      }
-    }
-
-  /** Raises t_i (a merge) and drops what it covers. */
-  def raise(t: Long): Unit = if (!discarded || t > tI) {
-    discarded = true; tI = t
-    while (n > 0 && keys(heap(0)) <= t) popMin()
-  }
-
-  /** The entries in id order (the encoding's order). */
-  def entries: Array[Entry] = {
-    val a = new Array[Entry](n)
-    var s = 0
-    while (s < n) { a(s) = entryAt(s); s += 1 }
-    java.util.Arrays.sort(a, Level.ById)
-    a
-  }
-}
-
-object Level {
-  val ById: java.util.Comparator[Entry] = (x: Entry, y: Entry) => java.lang.Long.compare(x.id, y.id)
-}
-
 /** Parameters of a decayed sketch (the encoding's header fields). */
 final case class DecayedParams(decay: Option[Decay], epsilon: Double, delta: Double, constant: Double,
                                maxWeight: Long, resolution: Long, seed: Long, tsMicros: Boolean) {
@@ -243,6 +66,9 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
   def decay: Option[Decay] = params.decay
   def general: Boolean = params.decay.isEmpty
 
+  /** Whether a level may hold uncompacted offers or unresolved RangeSamples (see [[settle]]). */
+  @volatile private var unsettled = true
+
   private[decayed] val levels: Array[Array[Level]] = Array.fill(params.copies)(new Array[Level](params.topLevel + 1))
 
   private def level(j: Int, i: Int): Level = {
@@ -269,7 +95,7 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
     if (ts < _firstTs) _firstTs = ts
     if (ts > _lastTs) _lastTs = ts
     _count += weight
-    if (weight > 0) insert(idOf(idHash), weight, value, ts)
+    if (weight > 0) { if (!unsettled) unsettled = true; insert(idOf(idHash), weight, value, ts) }
   }
 
   private[decayed] def idOf(idHash: Long): Long = java.lang.Long.remainderUnsigned(idHash, params.idSpace)
@@ -277,6 +103,7 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
   private def insert(id: Long, weight: Long, value: Double, ts: Long): Unit = {
     val w = weight * params.resolution
     val base = params.wMax * id
+    val f = params.integral.orNull
     var j = 0
     while (j < params.copies) {
       val a = params.coefficients(2 * j); val b = params.coefficients(2 * j + 1)
@@ -285,13 +112,13 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
       var go = true
       // ub: an upper bound on this level's key (keys do not increase with the level: the first
       // selected offset d_i does not decrease, and the expiry falls with d), so a level whose t_i
-      // already covers it refuses the entry and needs neither MinHit nor the key.
-      var ub = if (params.integral.isEmpty) ts else Long.MaxValue
+      // already covers it refuses the entry and needs neither MinHit nor the key. A repeated id is
+      // offered again: the level keeps one version of it (Level's set rule).
+      var ub = if (f == null) ts else Long.MaxValue
       var lastD = -1L; var lastH = 0L; var lastKey = Long.MinValue
       while (go && i <= params.topLevel) {
         val l = levels(j)(i)
-        if (l != null && l.contains(id)) go = false // a duplicate (safe early exit, spec §7.9)
-        else if (l != null && !l.admits(ub)) i += 1
+        if (l != null && !l.admits(ub)) i += 1
         else {
           // the selected sets nest (L_i falls with i), so d_i >= d_k for k < i: the last offset found
           // is d_i whenever it is still selected here, and the key it gave is reused
@@ -300,20 +127,39 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
           if (d < 0) go = false // no selected integer here, nor at any higher level
           else {
             if (d != lastD) { lastD = d; lastH = Arith.hash(a, b, base + d); lastKey = Long.MinValue }
-            params.integral match {
-              case Some(f) =>
-                if (lastKey == Long.MinValue) lastKey = satAdd(ts, f.minAge(w, d))
-                val key = lastKey; ub = key
-                level(j, i).offerAbsent(id, weight, value, ts, key, 0L)
-              case None =>
-                level(j, i).offerAbsent(id, weight, value, ts, ts, Arith.rangeSample(a, b, base, w - 1, i))
-            }
+            if (f != null) {
+              if (lastKey == Long.MinValue) lastKey = satAdd(ts, f.minAge(w, d))
+              ub = lastKey
+              level(j, i).offer(id, weight, value, ts, lastKey, 0L)
+            } else level(j, i).offer(id, weight, value, ts, ts, Level.Unresolved) // RangeSample when queried
             i += 1
           }
         }
       }
       j += 1
     }
+  }
+
+  /** Brings every level to its compacted state and, in the general sketch, resolves the RangeSample
+    * of its entries (a query reads them). Idempotent; synchronized so that threads sharing a sketch
+    * may query it.
+    */
+  private[decayed] def settle(): Unit = if (unsettled) synchronized {
+    var j = 0
+    while (j < params.copies) {
+      val a = params.coefficients(2 * j); val b = params.coefficients(2 * j + 1)
+      var i = 0
+      while (i <= params.topLevel) {
+        val l = levels(j)(i)
+        if (l != null) {
+          if (general) { val lv = i; l.resolve((id, w) => Arith.rangeSample(a, b, params.wMax * id, w * params.resolution - 1, lv)) }
+          else l.compact()
+        }
+        i += 1
+      }
+      j += 1
+    }
+    unsettled = false
   }
 
   // ------------------------------------------------------------------ merge
@@ -337,7 +183,12 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
 
   // ------------------------------------------------------------------ queries
 
-  private def checkNow(now: java.lang.Long): Long =
+  private def checkNow(now: java.lang.Long): Long = {
+    settle()
+    checkNowTs(now)
+  }
+
+  private def checkNowTs(now: java.lang.Long): Long =
     if (now != null) now.longValue
     else if (isEmpty) 0L
     else _lastTs
@@ -683,7 +534,7 @@ object DecayedSketch {
         if (ls.nonEmpty) {
           val l = new Level(first.params.tau)
           ls.foreach(x => if (x.discarded) l.raise(x.tI))
-          ls.foreach(_.entries.foreach(l.offer))
+          ls.foreach(l.absorb)
           out.levels(j)(i) = l
         }
         i += 1

@@ -60,29 +60,49 @@ object DecayedBench {
   def speed(): Unit = {
     val n = sys.props.getOrElse("decayed.rows", "100000").toInt
     val st = stream(7, n, 1, 10L * n, maxW = 1, dupFrac = 0.0)
-    val rows = st.rows.toArray
-    val cases: Seq[(String, () => DecayedSketch)] = Seq(
-      "fixed exp(half-life 1000), C=4" -> (() => DecayedSketch.create(Some(Decay.Exp(1000)), 0.05, 0.05, 4.0, maxWeight = 1)),
+    val shuffled = st.rows.toArray
+    // the same rows in time order: every observation is the newest, so it enters every level it is
+    // selected at (the costliest order for this sketch); shuffled rows are mostly refused high up
+    val orders = Seq("shuffled" -> shuffled, "time order" -> shuffled.sortBy(_.t))
+    val sketches: Seq[(String, () => DecayedSketch)] = Seq(
       "fixed exp(half-life 1000), C=2" -> (() => DecayedSketch.create(Some(Decay.Exp(1000)), 0.05, 0.05, 2.0, maxWeight = 1)),
+      "fixed exp(half-life 1000), C=4" -> (() => DecayedSketch.create(Some(Decay.Exp(1000)), 0.05, 0.05, 4.0, maxWeight = 1)),
+      "fixed exp(half-life 1000), C=60" -> (() => DecayedSketch.create(Some(Decay.Exp(1000)), 0.05, 0.05, 60.0, maxWeight = 1)),
       "fixed window(10000), C=4" -> (() => DecayedSketch.create(Some(Decay.Window(10000)), 0.05, 0.05, 4.0, maxWeight = 1)),
-      "general, C=4" -> (() => DecayedSketch.create(None, 0.05, 0.05, 4.0, maxWeight = 1)),
-      "fixed exp(half-life 1000), C=60" -> (() => DecayedSketch.create(Some(Decay.Exp(1000)), 0.05, 0.05, 60.0, maxWeight = 1)))
+      "general, C=4" -> (() => DecayedSketch.create(None, 0.05, 0.05, 4.0, maxWeight = 1)))
+    val cases = for ((o, rows) <- orders; (k, mk) <- sketches) yield (s"$k, $o", rows, mk)
     val times = cases.map(_ => scala.collection.mutable.ArrayBuffer[Double]())
     var sizes = Map[String, Int]()
     (0 until 3).foreach { rep =>
       cases.indices.foreach { i =>
-        val s = cases(i)._2()
+        val (name, rows, mk) = cases(i)
+        val s = mk()
         val t0 = System.nanoTime()
         var k = 0
         while (k < rows.length) { val e = rows(k); s.add(idHash(e), e.w, e.v, e.t); k += 1 }
+        val entries = s.storedEntries // finishes the sketch (compacts its levels), as encoding it would
         times(i) += rows.length / ((System.nanoTime() - t0) / 1e9)
-        sizes += cases(i)._1 -> ecmsketch.core.Codec.encode(DecayedKind, s).length
-        println(f"rep $rep ${cases(i)._1}%-34s ${times(i).last}%.0f elements/s, ${sizes(cases(i)._1)} bytes, ${s.storedEntries} entries")
+        val bytes = ecmsketch.core.Codec.encode(DecayedKind, s)
+        sizes += name -> bytes.length
+        if (rep == 0) { // a fingerprint of the bytes: a speed change must not move it
+          val crc = new java.util.zip.CRC32(); crc.update(bytes)
+          println(f"bytes of $name%-46s crc32 ${crc.getValue}%08x")
+        }
+        println(f"rep $rep $name%-46s ${times(i).last}%.0f elements/s, ${bytes.length} bytes, $entries entries")
       }
     }
-    cases.indices.foreach { i =>
-      val m = times(i).sorted.apply(times(i).size / 2)
-      println(f"${cases(i)._1}%-34s median ${m}%.0f elements/s (5 copies, epsilon 0.05, ${rows.length} rows), ${sizes(cases(i)._1)} bytes")
-    }
+    val lines = Seq(s"Decayed sketch updates, one thread: $n distinct weight-1 observations, epsilon 0.05, delta 0.05 " +
+      s"(5 copies), medians of 3 interleaved runs; java ${System.getProperty("java.version")}, " +
+      s"${Runtime.getRuntime.availableProcessors()} cores", "",
+      "| sketch, row order | elements/s | serialized bytes |", "|---|---:|---:|") ++
+      cases.indices.map { i =>
+        val m = times(i).sorted.apply(times(i).size / 2)
+        f"| ${cases(i)._1} | $m%,.0f | ${sizes(cases(i)._1)}%,d |"
+      }
+    val text = lines.mkString("\n")
+    println(text)
+    val dir = java.nio.file.Paths.get("bench", "results")
+    java.nio.file.Files.createDirectories(dir)
+    java.nio.file.Files.writeString(dir.resolve("decayed_core.md"), text + "\n")
   }
 }

@@ -103,55 +103,77 @@ class DecayedSuite extends AnyFunSuite {
     }
   }
 
-  test("Level (primitive heap and id table) equals a naive model of §7.9 under random offers and raises") {
+  test("Level (lazy compaction) equals the set rule of §7.9 computed from scratch, under random offers, repeats and raises") {
     val rnd = new Random(42)
     (0 until 300).foreach { round =>
       val tau = 1 + rnd.nextInt(40)
       val l = new Level(tau)
-      // the model: id -> key, t_i, discarded
-      val model = scala.collection.mutable.HashMap[Long, Long]()
-      var tI = Long.MinValue; var disc = false
+      // the model: every offer's version per id (the largest key wins; here t, w and v follow the key
+      // and the id) and every raise, the state derived from them afresh at each step
+      val best = scala.collection.mutable.HashMap[Long, Long]()
+      var raised = Option.empty[Long]
       val idRange = 1 + rnd.nextInt(200); val keyRange = 1 + rnd.nextInt(100)
+      def ver(id: Long, key: Long) = new Entry(id, 1L + id % 7, id * 0.5, key - 3, key, id * 11)
       (0 until 1 + rnd.nextInt(600)).foreach { _ =>
         if (rnd.nextInt(50) == 0) {
           val t = rnd.nextInt(keyRange).toLong
           l.raise(t)
-          if (!disc || t > tI) { disc = true; tI = t; model --= model.collect { case (x, k) if k <= t => x } }
+          raised = Some(raised.fold(t)(math.max(_, t)))
         } else {
           val id = rnd.nextInt(idRange).toLong; val key = rnd.nextInt(keyRange).toLong
-          l.offer(new Entry(id, 1L + id % 7, id * 0.5, key - 3, key, id * 11))
-          if ((!disc || key > tI) && !model.contains(id)) {
-            model(id) = key
-            if (model.size > tau) {
-              val m = model.values.min
-              if (!disc || m > tI) tI = m
-              disc = true
-              model --= model.collect { case (x, k) if k == m => x }
-            }
-          }
+          l.offer(ver(id, key))
+          if (best.get(id).forall(_ < key)) best(id) = key
         }
-        assert(l.size == model.size, s"round $round")
-        assert(l.discarded == disc && (!disc || l.tI == tI), s"round $round")
+        if (rnd.nextInt(4) == 0) { // read the level now and then (a read compacts), else let offers pile up
+          val kth = if (best.size > tau) Some(best.values.toSeq.sorted.reverse.apply(tau)) else None
+          val ti: Option[Long] = (raised.toSeq ++ kth.toSeq).reduceOption((x: Long, y: Long) => math.max(x, y))
+          val model = best.filter { case (_, k) => ti.forall(k > _) }
+          assert(l.size == model.size, s"round $round")
+          assert(l.discarded == ti.isDefined && (ti.isEmpty || l.tI == ti.get), s"round $round")
+          val es = l.entries
+          assert(es.map(_.id).toSeq == model.keys.toSeq.sorted, s"round $round")
+          es.foreach { e =>
+            val v = ver(e.id, model(e.id))
+            assert(e.key == v.key && e.t == v.t && e.w == v.w && e.v == v.v && e.rs == v.rs)
+            assert(l.contains(e.id) && l.get(e.id).key == e.key)
+          }
+          (0 until idRange).foreach(id => assert(l.contains(id.toLong) == model.contains(id.toLong), s"round $round id $id"))
+        }
       }
-      val es = l.entries
-      assert(es.map(_.id).toSeq == model.keys.toSeq.sorted, s"round $round")
-      es.foreach { e =>
-        assert(e.key == model(e.id) && e.t == e.key - 3 && e.w == 1L + e.id % 7 && e.v == e.id * 0.5 && e.rs == e.id * 11)
-        assert(l.contains(e.id) && l.get(e.id).key == e.key)
-      }
-      (0 until idRange).foreach(id => assert(l.contains(id.toLong) == model.contains(id.toLong), s"round $round id $id"))
     }
   }
 
-  test("the same id with another value or timestamp counts once (the version first held)") {
-    val s = DecayedSketch.create(Some(Decay.Window(100)), 0.1, 0.05)
-    s.add(DecayedSketch.idOfString("a"), 5, 1.0, 10)
-    s.add(DecayedSketch.idOfString("a"), 7, 2.0, 20)
-    s.add(DecayedSketch.idOfString("b"), 3, 1.0, 20)
-    assert(s.sum(Decay.Window(100), 20L) == 8.0) // levels 0 hold everything: exact
-    val g = DecayedSketch.create(None, 0.1, 0.05)
-    g.add(DecayedSketch.idOfLong(1), 5, 1.0, 10); g.add(DecayedSketch.idOfLong(1), 5, 1.0, 10)
-    assert(g.sum(Decay.Window(100), 20L) == 5.0)
+  test("Level.select: the k-th smallest, against a sort, on runs of equal, sorted and random keys") {
+    val rnd = new Random(5)
+    (0 until 2000).foreach { r =>
+      val m = 1 + rnd.nextInt(300)
+      val a = Array.fill(m)(r % 4 match {
+        case 0 => rnd.nextInt(3).toLong
+        case 1 => rnd.nextLong()
+        case _ => rnd.nextInt(1000).toLong
+      })
+      if (r % 4 == 3) java.util.Arrays.sort(a)
+      val sorted = a.sorted
+      val k = rnd.nextInt(m)
+      assert(Level.select(a.clone(), m, k) == sorted(k), s"case $r")
+    }
+  }
+
+  test("the same id with another value or timestamp counts once: the latest version, whatever the order") {
+    val a = DecayedSketch.idOfString("a"); val b = DecayedSketch.idOfString("b")
+    val rows = Seq((a, 5L, 1.0, 10L), (a, 7L, 2.0, 20L), (b, 3L, 1.0, 20L), (a, 7L, 3.0, 20L), (b, 3L, 1.0, 20L))
+    Seq(Some(Decay.Window(100)), Some(Decay.Exp(50)), None).foreach { d =>
+      val bytes = rows.permutations.map { p =>
+        val s = DecayedSketch.create(d, 0.1, 0.05)
+        p.foreach { case (id, w, v, t) => s.add(id, w, v, t) }
+        // levels 0 hold everything (exact): a counts once, as its latest version (ts 20; then the
+        // larger value 3.0), and b once
+        if (!d.exists(_.isInstanceOf[Decay.Exp])) assert(s.sum(Decay.Window(100), 20L) == 10.0, s"$d $p")
+        assert(s.quantile(1.0, d.getOrElse(Decay.Window(100)), 20L).contains(3.0), s"$d $p")
+        Codec.encode(DecayedKind, s).toSeq
+      }.toSet
+      assert(bytes.size == 1, s"$d: the bytes depend on the order")
+    }
   }
 
   test("selectivity, quantiles and frequent items within epsilon of the exact decayed answers, failure rate <= delta") {

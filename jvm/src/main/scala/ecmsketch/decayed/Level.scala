@@ -1,0 +1,211 @@
+package ecmsketch.decayed
+
+/** A level S_i (spec §7.9): at most tau entries, those with the largest keys, and t_i, the largest
+  * key discarded (`discarded` false while nothing was).
+  *
+  * What a level holds is a function of the set of entries offered to it and of the t_i raised on it,
+  * never of their order (Lemma 3.2, extended to repeated ids). Per id, one *version* counts: the one
+  * with the largest key (then the largest timestamp, weight and value: a total order, so two sites
+  * holding different versions of an id keep the same one). Over those versions F and the raised
+  * values R,
+  *  - t_i = max(R, the (tau + 1)-th largest key of F) (only R while F has at most tau keys),
+  *  - the level holds the versions of F whose key is > t_i, and `discarded` is R nonempty or |F| > tau.
+  * This is the overflow rule of §7.9 (an overflow discards every entry with the smallest key, ties
+  * together): the (tau + 1)-th largest key is the smallest key k with at most tau keys above it.
+  *
+  * Storage is primitive and lazy. An offer whose key is above the current t_i is appended to parallel
+  * arrays (no lookup, no heap); when the arrays reach 2 tau entries, or when anything reads the
+  * level, [[compact]] keeps the winning version of each id (an open-addressing table of the slots),
+  * finds the (tau + 1)-th largest key by a three-way quickselect, raises t_i to it and keeps what
+  * lies above. Each compaction costs O(tau) for at least tau offers. The t_i an offer is tested
+  * against is never above the final one (an order statistic of a subset of F, each key at most its
+  * id's final version), so a refused offer is one the set rule discards too, and compaction
+  * reaches the set rule's state whatever the order: the model test in `DecayedSuite` checks this
+  * against the rule above computed from scratch.
+  */
+final class Level(val tau: Int) {
+  private var disc: Boolean = false
+  private var ti: Long = Long.MinValue
+  /** Slots 0..n-1 are held; 0..clean-1 are compacted (distinct ids, keys > t_i, at most tau). */
+  private var n = 0
+  private var clean = 0
+  private var cap = 0
+  private val limit: Int = math.max(2 * tau, 16)
+  private var ids: Array[Long] = Array.emptyLongArray
+  private var ws: Array[Long] = Array.emptyLongArray
+  private var vs: Array[Double] = Array.emptyDoubleArray
+  private var ts: Array[Long] = Array.emptyLongArray
+  private var keys: Array[Long] = Array.emptyLongArray
+  /** RangeSample of the undecayed range (general sketch), or [[Level.Unresolved]] until a query needs it. */
+  private var rss: Array[Long] = Array.emptyLongArray
+
+  def discarded: Boolean = { compact(); disc }
+  def tI: Long = { compact(); ti }
+  def size: Int = { compact(); n }
+
+  /** Whether an entry with this key could be kept now (the final t_i can only be higher). */
+  @inline def admits(key: Long): Boolean = !disc || key > ti
+
+  def offer(e: Entry): Unit = offer(e.id, e.w, e.v, e.t, e.key, e.rs)
+
+  def offer(id: Long, w: Long, v: Double, t: Long, key: Long, rs: Long): Unit =
+    if (admits(key)) {
+      if (n == cap) {
+        if (n >= limit) compact()
+        if (n == cap) grow()
+        if (!admits(key)) return
+      }
+      val s = n
+      ids(s) = id; ws(s) = w; vs(s) = v; ts(s) = t; keys(s) = key; rss(s) = rs
+      n += 1
+    }
+
+  /** Offers every entry `o` holds (a merge). */
+  def absorb(o: Level): Unit = {
+    o.compact()
+    var s = 0
+    while (s < o.n) { offer(o.ids(s), o.ws(s), o.vs(s), o.ts(s), o.keys(s), o.rss(s)); s += 1 }
+  }
+
+  /** Raises t_i (a merge, a decode) and drops what it covers. */
+  def raise(t: Long): Unit = if (!disc || t > ti) { disc = true; ti = t; clean = 0 }
+
+  def contains(id: Long): Boolean = slotOf(id) >= 0
+
+  /** The entry with this id (null if none). */
+  def get(id: Long): Entry = { val s = slotOf(id); if (s < 0) null else entryAt(s) }
+
+  private def slotOf(id: Long): Int = {
+    compact()
+    var s = 0
+    while (s < n && ids(s) != id) s += 1
+    if (s < n) s else -1
+  }
+
+  private def entryAt(s: Int): Entry = new Entry(ids(s), ws(s), vs(s), ts(s), keys(s), rss(s))
+
+  /** The entries in id order (the encoding's order). */
+  def entries: Array[Entry] = {
+    compact()
+    val a = new Array[Entry](n)
+    var s = 0
+    while (s < n) { a(s) = entryAt(s); s += 1 }
+    java.util.Arrays.sort(a, Level.ById)
+    a
+  }
+
+  /** Fills in every unresolved RangeSample with `rs(id, w)` (the general sketch, before a query). */
+  def resolve(rs: (Long, Long) => Long): Unit = {
+    compact()
+    var s = 0
+    while (s < n) { if (rss(s) == Level.Unresolved) rss(s) = rs(ids(s), ws(s)); s += 1 }
+  }
+
+  private def grow(): Unit = {
+    val c = if (cap == 0) math.min(16, limit) else math.min(2 * cap, limit)
+    ids = java.util.Arrays.copyOf(ids, c); ws = java.util.Arrays.copyOf(ws, c)
+    vs = java.util.Arrays.copyOf(vs, c); ts = java.util.Arrays.copyOf(ts, c)
+    keys = java.util.Arrays.copyOf(keys, c); rss = java.util.Arrays.copyOf(rss, c)
+    cap = c
+  }
+
+  /** Whether the version in slot s beats the one in slot r (largest key, then ts, weight, value). */
+  private def beats(s: Int, r: Int): Boolean =
+    if (keys(s) != keys(r)) keys(s) > keys(r)
+    else if (ts(s) != ts(r)) ts(s) > ts(r)
+    else if (ws(s) != ws(r)) ws(s) > ws(r)
+    else java.lang.Double.compare(vs(s), vs(r)) > 0
+
+  /** Brings the level to the set rule's state for what it has been offered (see the class doc). */
+  def compact(): Unit = if (clean != n) {
+    val sc = Level.scratch.get()
+    val live = sc.live(n)
+    // 1. one version per id: the winner of each id keeps its slot live
+    var tc = 4
+    while (tc < 2 * n) tc <<= 1
+    val table = sc.table(tc)
+    val mask = tc - 1
+    var s = 0
+    while (s < n) {
+      val id = ids(s)
+      val h = id * 0x9E3779B97F4A7C15L
+      var b = (h ^ (h >>> 32)).toInt & mask
+      var done = false
+      while (!done) {
+        val r = table(b) - 1
+        if (r < 0) { table(b) = s + 1; live(s) = true; done = true }
+        else if (ids(r) == id) {
+          if (beats(s, r)) { table(b) = s + 1; live(r) = false; live(s) = true } else live(s) = false
+          done = true
+        } else b = (b + 1) & mask
+      }
+      s += 1
+    }
+    java.util.Arrays.fill(table, 0, tc, 0)
+    // 2. the overflow rule: t_i = max(t_i, the (tau + 1)-th largest key) when more than tau remain
+    var m = 0
+    val ks = sc.keys(n)
+    s = 0
+    while (s < n) { if (live(s) && (!disc || keys(s) > ti)) { ks(m) = keys(s); m += 1 }; s += 1 }
+    if (m > tau) {
+      val t = Level.select(ks, m, m - tau - 1)
+      if (!disc || t > ti) ti = t
+      disc = true
+    }
+    // 3. keep the live entries above t_i, in slot order
+    var o = 0
+    s = 0
+    while (s < n) {
+      if (live(s) && (!disc || keys(s) > ti)) {
+        if (o != s) { ids(o) = ids(s); ws(o) = ws(s); vs(o) = vs(s); ts(o) = ts(s); keys(o) = keys(s); rss(o) = rss(s) }
+        o += 1
+      }
+      s += 1
+    }
+    n = o
+    clean = n
+  }
+}
+
+object Level {
+  /** The RangeSample of an entry the general sketch has not needed yet. */
+  final val Unresolved: Long = -1L
+
+  val ById: java.util.Comparator[Entry] = (x: Entry, y: Entry) => java.lang.Long.compare(x.id, y.id)
+
+  /** Per-thread scratch of [[Level.compact]], kept while small (a compaction of a huge level allocates). */
+  private final class Scratch {
+    private var t = new Array[Int](1024)
+    private var l = new Array[Boolean](512)
+    private var k = new Array[Long](512)
+    def table(n: Int): Array[Int] = if (n <= t.length) t else { val a = new Array[Int](n); if (n <= Keep) t = a; a }
+    def live(n: Int): Array[Boolean] = if (n <= l.length) l else { val a = new Array[Boolean](n); if (n <= Keep) l = a; a }
+    def keys(n: Int): Array[Long] = if (n <= k.length) k else { val a = new Array[Long](n); if (n <= Keep) k = a; a }
+  }
+  private final val Keep = 1 << 16
+  private val scratch: ThreadLocal[Scratch] = ThreadLocal.withInitial(() => new Scratch)
+
+  /** The k-th smallest (0-based) of a(0 until m), reordering a: quickselect with a three-way
+    * partition (runs of equal keys, such as many rows of one timestamp, cost one pass) and a
+    * pseudo-random pivot (sorted input, the usual case here, costs O(m)).
+    */
+  private[decayed] def select(a: Array[Long], m: Int, k: Int): Long = {
+    var lo = 0; var hi = m - 1
+    var seed = 0x9E3779B97F4A7C15L ^ m
+    while (lo < hi) {
+      seed = seed * 6364136223846793005L + 1442695040888963407L
+      val p = a(lo + ((seed >>> 33) % (hi - lo + 1)).toInt)
+      var lt = lo; var i = lo; var gt = hi
+      while (i <= gt) {
+        val x = a(i)
+        if (x < p) { a(i) = a(lt); a(lt) = x; lt += 1; i += 1 }
+        else if (x > p) { a(i) = a(gt); a(gt) = x; gt -= 1 }
+        else i += 1
+      }
+      if (k < lt) hi = lt - 1
+      else if (k > gt) lo = gt + 1
+      else return p
+    }
+    a(lo)
+  }
+}
