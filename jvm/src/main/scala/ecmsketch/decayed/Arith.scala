@@ -56,6 +56,32 @@ object Arith {
     }
   }
 
+  /** (x + y) mod p for x, y in [0, p). */
+  @inline def addModP(x: Long, y: Long): Long = { val s = x + y; if (s >= P) s - P else s }
+
+  /** The first j in [from, last] with h(j) = (a j + b) mod p <= L, given hFrom = h(from), or -1 (also
+    * for an empty range, from > last): the
+    * next `ScanSteps` offsets by stepping the hash (h(j + 1) = h(j) + a mod p), the rest by [[minHit]].
+    * Low levels select often (a level-i hit is about 2^i offsets away), so the scan answers them
+    * without MinHit's recursion. Equal to minHit(p, a, hFrom, last - from, L) + from.
+    */
+  def firstHit(a: Long, hFrom: Long, from: Long, last: Long, L: Long): Long = {
+    if (from > last) return -1L
+    var j = from; var h = hFrom
+    val stop = math.min(last, from + ScanSteps - 1)
+    while (h > L) {
+      if (j >= stop) {
+        if (j >= last) return -1L
+        val r = minHit(P, a, addModP(h, a), last - j - 1, L)
+        return if (r < 0) -1L else j + 1 + r
+      }
+      j += 1; h = addModP(h, a)
+    }
+    j
+  }
+
+  final val ScanSteps = 32
+
   /** n (n - 1) / 2 modulo 2^64. */
   @inline private def tri(n: Long): Long = if ((n & 1L) == 0L) (n / 2) * (n - 1) else n * ((n - 1) / 2)
 

@@ -123,7 +123,10 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
           // the selected sets nest (L_i falls with i), so d_i >= d_k for k < i: the last offset found
           // is d_i whenever it is still selected here, and the key it gave is reused
           val bound = Arith.levelBound(i)
-          val d = if (lastD >= 0 && lastH <= bound) lastD else Arith.minHit(Arith.P, a, u, w - 1, bound)
+          val d =
+            if (lastD < 0) Arith.firstHit(a, u, 0L, w - 1, bound)
+            else if (lastH <= bound) lastD
+            else Arith.firstHit(a, Arith.addModP(lastH, a), lastD + 1, w - 1, bound) // d_i > d_k, k < i
           if (d < 0) go = false // no selected integer here, nor at any higher level
           else {
             if (d != lastD) { lastD = d; lastH = Arith.hash(a, b, base + d); lastKey = Long.MinValue }

@@ -31,13 +31,17 @@ final class Level(val tau: Int) {
   private var clean = 0
   private var cap = 0
   private val limit: Int = math.max(2 * tau, 16)
-  private var ids: Array[Long] = Array.emptyLongArray
-  private var ws: Array[Long] = Array.emptyLongArray
-  private var vs: Array[Double] = Array.emptyDoubleArray
-  private var ts: Array[Long] = Array.emptyLongArray
-  private var keys: Array[Long] = Array.emptyLongArray
-  /** RangeSample of the undecayed range (general sketch), or [[Level.Unresolved]] until a query needs it. */
-  private var rss: Array[Long] = Array.emptyLongArray
+  /** Slot s is data(6 s until 6 s + 6): id, weight, value (its bits), ts, key, and the RangeSample of the
+    * undecayed range (general sketch), or [[Level.Unresolved]] until a query needs it. One array, so
+    * an offer writes one cache line.
+    */
+  private var data: Array[Long] = Array.emptyLongArray
+  @inline private def ids(s: Int): Long = data(6 * s)
+  @inline private def ws(s: Int): Long = data(6 * s + 1)
+  @inline private def vs(s: Int): Double = java.lang.Double.longBitsToDouble(data(6 * s + 2))
+  @inline private def ts(s: Int): Long = data(6 * s + 3)
+  @inline private def keys(s: Int): Long = data(6 * s + 4)
+  @inline private def rss(s: Int): Long = data(6 * s + 5)
 
   def discarded: Boolean = { compact(); disc }
   def tI: Long = { compact(); ti }
@@ -55,8 +59,9 @@ final class Level(val tau: Int) {
         if (n == cap) grow()
         if (!admits(key)) return
       }
-      val s = n
-      ids(s) = id; ws(s) = w; vs(s) = v; ts(s) = t; keys(s) = key; rss(s) = rs
+      val o = 6 * n
+      val d = data
+      d(o) = id; d(o + 1) = w; d(o + 2) = java.lang.Double.doubleToRawLongBits(v); d(o + 3) = t; d(o + 4) = key; d(o + 5) = rs
       n += 1
     }
 
@@ -98,14 +103,12 @@ final class Level(val tau: Int) {
   def resolve(rs: (Long, Long) => Long): Unit = {
     compact()
     var s = 0
-    while (s < n) { if (rss(s) == Level.Unresolved) rss(s) = rs(ids(s), ws(s)); s += 1 }
+    while (s < n) { if (rss(s) == Level.Unresolved) data(6 * s + 5) = rs(ids(s), ws(s)); s += 1 }
   }
 
   private def grow(): Unit = {
     val c = if (cap == 0) math.min(16, limit) else math.min(2 * cap, limit)
-    ids = java.util.Arrays.copyOf(ids, c); ws = java.util.Arrays.copyOf(ws, c)
-    vs = java.util.Arrays.copyOf(vs, c); ts = java.util.Arrays.copyOf(ts, c)
-    keys = java.util.Arrays.copyOf(keys, c); rss = java.util.Arrays.copyOf(rss, c)
+    data = java.util.Arrays.copyOf(data, 6 * c)
     cap = c
   }
 
@@ -157,7 +160,10 @@ final class Level(val tau: Int) {
     s = 0
     while (s < n) {
       if (live(s) && (!disc || keys(s) > ti)) {
-        if (o != s) { ids(o) = ids(s); ws(o) = ws(s); vs(o) = vs(s); ts(o) = ts(s); keys(o) = keys(s); rss(o) = rss(s) }
+        if (o != s) {
+          val d = data; val a = 6 * s; val b = 6 * o
+          d(b) = d(a); d(b + 1) = d(a + 1); d(b + 2) = d(a + 2); d(b + 3) = d(a + 3); d(b + 4) = d(a + 4); d(b + 5) = d(a + 5)
+        }
         o += 1
       }
       s += 1

@@ -44,6 +44,21 @@ class ArithSuite extends AnyFunSuite {
     }
   }
 
+  test("firstHit (a scan of the next offsets, then MinHit) equals brute force from any start, levels 0..14") {
+    val rnd = new Random(16)
+    (0 until 20000).foreach { c =>
+      val a = 1 + (rnd.nextLong() & Long.MaxValue) % (Arith.P - 1)
+      val b = (rnd.nextLong() & Long.MaxValue) % Arith.P
+      val lo = (rnd.nextLong() & Long.MaxValue) % (Arith.P - 5000)
+      // ranges shorter and longer than the scan, starting anywhere in them
+      val last = if (c % 2 == 0) rnd.nextInt(2 * Arith.ScanSteps).toLong else rnd.nextInt(3000).toLong
+      val from = rnd.nextInt(last.toInt + 2).toLong // from = last + 1: the empty range
+      val L = Arith.levelBound(rnd.nextInt(15))
+      val want = (from to last).find(j => Arith.hash(a, b, lo + j) <= L).getOrElse(-1L)
+      assert(Arith.firstHit(a, Arith.hash(a, b, lo + from), from, last, L) == want, s"a=$a b=$b lo=$lo from=$from last=$last L=$L")
+    }
+  }
+
   test("floorSum equals the direct sum (differences exact mod 2^64)") {
     val rnd = new Random(13)
     (0 until 20000).foreach { _ =>
