@@ -19,6 +19,7 @@ object DecayedKind extends SketchKind[DecayedSketch](7, "decayed") {
 
   def encodeBody(s: DecayedSketch, out: ByteWriter): Unit = {
     val p = s.params
+    s.compactAll()
     out.putByte(BodyVersion)
     out.putByte(p.decay.map(_.id).getOrElse(Decay.GeneralId))
     out.putDouble(p.decay.map(_.param).getOrElse(0.0))
@@ -113,7 +114,7 @@ object DecayedKind extends SketchKind[DecayedSketch](7, "decayed") {
           if (d < 0) corrupt(s"element $id is not selected at level $i of copy $j")
           val entry = params.integral match {
             case Some(f) => new Entry(id, w, v, t, DecayedSketch.satAdd(t, f.minAge(sw, d)), 0L)
-            case None => new Entry(id, w, v, t, t, Arith.rangeSample(a, b, base, sw - 1, i))
+            case None => new Entry(id, w, v, t, t, Level.Unresolved) // RangeSample when a query needs it
           }
           if (flag == 1 && entry.key <= tI) corrupt(s"an entry of level $i has key ${entry.key} <= t_$i = $tI")
           l.offer(entry)

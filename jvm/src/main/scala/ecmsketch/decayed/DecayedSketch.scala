@@ -66,8 +66,11 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
   def decay: Option[Decay] = params.decay
   def general: Boolean = params.decay.isEmpty
 
-  /** Whether a level may hold uncompacted offers or unresolved RangeSamples (see [[settle]]). */
-  @volatile private var unsettled = true
+  /** Whether a level may hold uncompacted offers ([[compactAll]]), or, in the general sketch, entries
+    * without their RangeSample ([[settle]]). Set by every update; a merge and a decode start a new sketch.
+    */
+  @volatile private var uncompacted = true
+  @volatile private var unresolved = general
 
   private[decayed] val levels: Array[Array[Level]] = Array.fill(params.copies)(new Array[Level](params.topLevel + 1))
 
@@ -78,7 +81,7 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
   }
 
   /** Stored entries over all copies and levels. */
-  def storedEntries: Int = levels.map(_.iterator.filter(_ != null).map(_.size).sum).sum
+  def storedEntries: Int = { compactAll(); levels.map(_.iterator.filter(_ != null).map(_.size).sum).sum }
 
   // ------------------------------------------------------------------ updates
 
@@ -95,7 +98,11 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
     if (ts < _firstTs) _firstTs = ts
     if (ts > _lastTs) _lastTs = ts
     _count += weight
-    if (weight > 0) { if (!unsettled) unsettled = true; insert(idOf(idHash), weight, value, ts) }
+    if (weight > 0) {
+      if (!uncompacted) uncompacted = true
+      if (general && !unresolved) unresolved = true
+      insert(idOf(idHash), weight, value, ts)
+    }
   }
 
   private[decayed] def idOf(idHash: Long): Long = java.lang.Long.remainderUnsigned(idHash, params.idSpace)
@@ -143,26 +150,37 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
     }
   }
 
-  /** Brings every level to its compacted state and, in the general sketch, resolves the RangeSample
-    * of its entries (a query reads them). Idempotent; synchronized so that threads sharing a sketch
-    * may query it.
+  /** Brings every level to its compacted state (what the encoder and `storedEntries` read).
+    * Idempotent; synchronized, so threads sharing a sketch may encode and query it.
     */
-  private[decayed] def settle(): Unit = if (unsettled) synchronized {
-    var j = 0
-    while (j < params.copies) {
-      val a = params.coefficients(2 * j); val b = params.coefficients(2 * j + 1)
-      var i = 0
-      while (i <= params.topLevel) {
-        val l = levels(j)(i)
-        if (l != null) {
-          if (general) { val lv = i; l.resolve((id, w) => Arith.rangeSample(a, b, params.wMax * id, w * params.resolution - 1, lv)) }
-          else l.compact()
-        }
-        i += 1
-      }
-      j += 1
+  private[decayed] def compactAll(): Unit = if (uncompacted) synchronized {
+    if (uncompacted) {
+      levels.foreach(_.foreach(l => if (l != null) l.compact()))
+      uncompacted = false
     }
-    unsettled = false
+  }
+
+  /** [[compactAll]], then, in the general sketch, the RangeSample of every entry (queries read them;
+    * entries evicted before any query never pay for one, and decoding does not compute them).
+    */
+  private[decayed] def settle(): Unit = {
+    compactAll()
+    if (unresolved) synchronized {
+      if (unresolved) {
+        var j = 0
+        while (j < params.copies) {
+          val a = params.coefficients(2 * j); val b = params.coefficients(2 * j + 1)
+          var i = 0
+          while (i <= params.topLevel) {
+            val l = levels(j)(i)
+            if (l != null) { val lv = i; l.resolve((id, w) => Arith.rangeSample(a, b, params.wMax * id, w * params.resolution - 1, lv)) }
+            i += 1
+          }
+          j += 1
+        }
+        unresolved = false
+      }
+    }
   }
 
   // ------------------------------------------------------------------ merge

@@ -143,6 +143,31 @@ class DecayedSuite extends AnyFunSuite {
     }
   }
 
+  test("threads sharing a freshly built or decoded sketch query and encode it alike (compaction is synchronized)") {
+    val st = stream(77, 4000, 1, 3000, dupFrac = 0.3)
+    Seq(Some(Decay.Exp(300.0)), None).foreach { d =>
+      def fresh() = build(st.rows, DecayedSketch.create(d, 0.1, 0.05, maxWeight = 10))
+      val q = d.getOrElse(Decay.Exp(300.0))
+      val ref = fresh()
+      val refBytes = Codec.encode(DecayedKind, ref).toSeq
+      val refSum = ref.sum(q, null)
+      (0 until 10).foreach { round =>
+        val shared = if (round % 2 == 0) fresh() else Codec.decodeAs(DecayedKind, refBytes.toArray)
+        val pool = java.util.concurrent.Executors.newFixedThreadPool(4)
+        try {
+          val fs = (0 until 8).map { k =>
+            pool.submit(new java.util.concurrent.Callable[(Seq[Byte], Double)] {
+              def call(): (Seq[Byte], Double) =
+                if (k % 2 == 0) (Codec.encode(DecayedKind, shared).toSeq, shared.sum(q, null))
+                else { val x = shared.sum(q, null); (Codec.encode(DecayedKind, shared).toSeq, x) }
+            })
+          }
+          fs.foreach { f => val (b, x) = f.get(); assert(b == refBytes && x == refSum, s"$d round $round") }
+        } finally pool.shutdown()
+      }
+    }
+  }
+
   test("Level.select: the k-th smallest, against a sort, on runs of equal, sorted and random keys") {
     val rnd = new Random(5)
     (0 until 2000).foreach { r =>
