@@ -60,8 +60,8 @@ object Arith {
   @inline def addModP(x: Long, y: Long): Long = { val s = x + y; if (s >= P) s - P else s }
 
   /** The first j in [from, last] with h(j) = (a j + b) mod p <= L, given hFrom = h(from), or -1 (also
-    * for an empty range, from > last): the
-    * next `ScanSteps` offsets by stepping the hash (h(j + 1) = h(j) + a mod p), the rest by [[minHit]].
+    * for an empty range, from > last): the next `ScanSteps` offsets by stepping the hash
+    * (h(j + 1) = h(j) + a mod p), the rest by [[minHit]].
     * Low levels select often (a level-i hit is about 2^i offsets away), so the scan answers them
     * without MinHit's recursion. Equal to minHit(p, a, hFrom, last - from, L) + from.
     */

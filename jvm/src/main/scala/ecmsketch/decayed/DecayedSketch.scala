@@ -546,6 +546,7 @@ object DecayedSketch {
       val d = first.diffs(s)
       if (d.nonEmpty) throw new SketchException(s"cannot merge decayed sketches with different parameters: ${d.mkString(", ")}")
     }
+    xs.foreach(_.compactAll()) // the inputs are then only read, under their own locks
     val out = new DecayedSketch(first.params)
     var j = 0
     while (j < first.params.copies) {

@@ -13,8 +13,8 @@ package ecmsketch.decayed
   * This is the overflow rule of §7.9 (an overflow discards every entry with the smallest key, ties
   * together): the (tau + 1)-th largest key is the smallest key k with at most tau keys above it.
   *
-  * Storage is primitive and lazy. An offer whose key is above the current t_i is appended to parallel
-  * arrays (no lookup, no heap); when the arrays reach 2 tau entries, or when anything reads the
+  * Storage is primitive and lazy. An offer whose key is above the current t_i is appended to one flat
+  * array (no lookup, no heap); when it holds 2 tau entries, or when anything reads the
   * level, [[compact]] keeps the winning version of each id (an open-addressing table of the slots),
   * finds the (tau + 1)-th largest key by a three-way quickselect, raises t_i to it and keeps what
   * lies above. Each compaction costs O(tau) for at least tau offers. The t_i an offer is tested

@@ -6,6 +6,11 @@ import org.scalatest.funsuite.AnyFunSuite
 
 /** MinHit, the floor sum, RangeSample and the expiry search against brute force (spec §7.6-7.8, §9). */
 class ArithSuite extends AnyFunSuite {
+  /** A random hash (a in [1, p), b in [0, p)) and a range start with 5,000 integers after it below p. */
+  private def hashAndStart(rnd: Random): (Long, Long, Long) =
+    (1 + (rnd.nextLong() & Long.MaxValue) % (Arith.P - 1), (rnd.nextLong() & Long.MaxValue) % Arith.P,
+      (rnd.nextLong() & Long.MaxValue) % (Arith.P - 5000))
+
   def bruteMinHit(m: Long, a: Long, u: Long, n: Long, L: Long): Long = {
     var j = 0L
     while (j <= n) { if (java.lang.Math.floorMod(u + j * a, m) <= L) return j; j += 1 }
@@ -47,9 +52,7 @@ class ArithSuite extends AnyFunSuite {
   test("firstHit (a scan of the next offsets, then MinHit) equals brute force from any start, levels 0..14") {
     val rnd = new Random(16)
     (0 until 20000).foreach { c =>
-      val a = 1 + (rnd.nextLong() & Long.MaxValue) % (Arith.P - 1)
-      val b = (rnd.nextLong() & Long.MaxValue) % Arith.P
-      val lo = (rnd.nextLong() & Long.MaxValue) % (Arith.P - 5000)
+      val (a, b, lo) = hashAndStart(rnd)
       // ranges shorter and longer than the scan, starting anywhere in them
       val last = if (c % 2 == 0) rnd.nextInt(2 * Arith.ScanSteps).toLong else rnd.nextInt(3000).toLong
       val from = rnd.nextInt(last.toInt + 2).toLong // from = last + 1: the empty range
@@ -73,9 +76,7 @@ class ArithSuite extends AnyFunSuite {
   test("RangeSample equals brute-force counting of selected integers (p = 2^61 - 1, levels 0..14)") {
     val rnd = new Random(14)
     (0 until 20000).foreach { _ =>
-      val a = 1 + (rnd.nextLong() & Long.MaxValue) % (Arith.P - 1)
-      val b = (rnd.nextLong() & Long.MaxValue) % Arith.P
-      val lo = (rnd.nextLong() & Long.MaxValue) % (Arith.P - 5000)
+      val (a, b, lo) = hashAndStart(rnd)
       val n = rnd.nextInt(3000).toLong
       val lv = rnd.nextInt(15)
       val L = Arith.levelBound(lv)
