@@ -104,6 +104,31 @@ def test_selectivity_quantile_frequent(spark, rows):
             assert _exact(spark, e, f"v = {val}") / tot >= 0.15 - EPS
 
 
+@pytest.mark.parametrize("decay", [None, "exp"])
+def test_conflicting_versions_of_an_id_count_once_in_any_order(spark, decay):
+    # every id arrives in 1-3 versions (other weight, value or ts): the sketch keeps one version per
+    # level by a fixed rule, so row order and the split into sites do not change its bytes
+    rng = np.random.default_rng(41)
+    n = 3000
+    ids = rng.integers(0, 1200, size=n)
+    cols = {"id": ids, "w": rng.integers(1, 6, size=n), "v": rng.integers(1, 60, size=n),
+            "ts": rng.integers(0, SPAN, size=n), "site": rng.integers(0, 64, size=n)}
+    df = rows_df(spark, cols, "id bigint, w int, v bigint, ts bigint, site int")
+    kw = {} if decay is None else {"decay": "exp", "decay_param": 400}
+    one = _sk(spark, df, **kw)
+    assert _sk(spark, df.orderBy(SF.rand(3)), **kw) == one
+    assert _sk(spark, df.orderBy(SF.col("ts").desc()), **kw) == one
+    assert _sites(spark, df, 16, **kw) == one
+    # few enough ids that level 0 holds them all: each id counts once, as its latest version
+    small = rows_df(spark, {"id": [1, 1, 2, 2, 2], "w": [5, 7, 3, 4, 2], "v": [1, 2, 9, 9, 9], "ts": [10, 20, 5, 30, 30]},
+                    "id bigint, w int, v bigint, ts bigint")
+    got = [small.orderBy(SF.rand(k)).agg(E.decayed_agg("w", "ts", EPS, DELTA, value="v", id="id", max_weight=8)
+                                         .alias("s")).first().s for k in range(4)]
+    assert len(set(got)) == 1
+    # id 1: (7, ts 20); id 2 at ts 30: weights 4 and 2 tie on ts, the larger weight wins
+    assert _q(spark, got[0], "decayed_sum(s, 'window', 1000, 30) AS x").x == 11.0
+
+
 def test_timestamps_ages_in_seconds(spark):
     rng = np.random.default_rng(5)
     n = 3000
