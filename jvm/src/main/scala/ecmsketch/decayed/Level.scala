@@ -43,15 +43,20 @@ final class Level(val tau: Int) {
   @inline private def keys(s: Int): Long = data(6 * s + 4)
   @inline private def rss(s: Int): Long = data(6 * s + 5)
 
+  /** Whether the level ever discarded an entry or had t_i raised (compacts first). */
   def discarded: Boolean = { compact(); disc }
+  /** t_i, the largest key discarded or raised (Long.MinValue while nothing was; compacts first). */
   def tI: Long = { compact(); ti }
+  /** Entries held after compaction. */
   def size: Int = { compact(); n }
 
   /** Whether an entry with this key could be kept now (the final t_i can only be higher). */
   @inline def admits(key: Long): Boolean = !disc || key > ti
 
+  /** Offers an entry (see the class doc: kept if its key stays above t_i and it is its id's winning version). */
   def offer(e: Entry): Unit = offer(e.id, e.w, e.v, e.t, e.key, e.rs)
 
+  /** [[offer]] of the entry's fields: appended when its key is above the current t_i, else refused. */
   def offer(id: Long, w: Long, v: Double, t: Long, key: Long, rs: Long): Unit =
     if (admits(key)) {
       if (n == cap) {
@@ -75,6 +80,7 @@ final class Level(val tau: Int) {
   /** Raises t_i (a merge, a decode) and drops what it covers. */
   def raise(t: Long): Unit = if (!disc || t > ti) { disc = true; ti = t; clean = 0 }
 
+  /** Whether an entry of this id is held (compacts first; a linear scan, for tests and checks). */
   def contains(id: Long): Boolean = slotOf(id) >= 0
 
   /** The entry with this id (null if none). */

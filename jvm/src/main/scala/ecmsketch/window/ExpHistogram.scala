@@ -274,15 +274,16 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     carry(EmptyLongs, 0, 0, ts, v)
   }
 
-  /** Registers one arrival at each of `ts(start until n)` (non-decreasing, not before the last
-    * timestamp): the same state as `n` calls of `add(ts(i))`, computed level by level (each level
+  /** Registers one arrival at each of `ts(start until end)` (non-decreasing, not before the last
+    * timestamp): the same state as one `add(ts(i))` each, computed level by level (each level
     * receives the ends carried up from the level below as one sorted run). Where a bucket expires
     * during the run, the run is cut: the arrivals before the first one that drops a bucket are
     * carried together (nothing expires among them: the oldest bucket outlives them, and every
     * bucket they make or join ends no earlier), that arrival is added alone, with its expiry, and
     * the rest is cut again. So expiry happens exactly where it would one by one. `ts` is not kept.
     */
-  override def addSorted(ts: Array[Long], start: Int, n: Int): Unit = {
+  override def addSorted(ts: Array[Long], start: Int, end: Int): Unit = {
+    val n = end
     if (n <= start) return
     if (ts(start) < _lastTs) checkOrder(ts(start))
     if (Long.MaxValue - _total < n - start) { var i = start; while (i < n) { add(ts(i)); i += 1 }; return }

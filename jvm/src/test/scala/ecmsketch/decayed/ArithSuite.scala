@@ -117,6 +117,16 @@ class ArithSuite extends AnyFunSuite {
         assert(f.f(w, x + 1) <= f.f(w, x))
       }
     }
+    // the memo of (W, Delta) -> expiry: every Delta of a few W, more pairs than the memo has slots (so
+    // pairs of one W share slots), asked in random order, equals a fresh instance's answer (computed)
+    Seq(Decay.Exp(3.5), Decay.Poly(1.5)).foreach { d =>
+      val f = new IntegralDecay(d, 1)
+      val pool = for (w <- Array(1024L, 3000L, 777L); dl <- 0L until w) yield (w, dl)
+      (0 until 30000).foreach { _ =>
+        val (w, dl) = pool(rnd.nextInt(pool.length))
+        assert(f.minAge(w, dl) == new IntegralDecay(d, 1).minAge(w, dl), s"$d w=$w delta=$dl")
+      }
+    }
     // exponential closed form of the spec (base 2): floor(h log2(W / (Delta + 1))) + 1
     val e = new IntegralDecay(Decay.Exp(4.0), 1)
     assert(e.minAge(1000, 9) == math.floor(4.0 * math.log(1000.0 / 10) / math.log(2)).toLong + 1)
