@@ -39,10 +39,15 @@ object Windows {
     if (now < lastTs) throw new SketchException(s"now ($now) must not precede the sketch's last timestamp ($lastTs)")
   }
 
-  /** Merges `runs` sorted runs of (ts, w) pairs (run r is [starts(r), starts(r+1))) by timestamp. */
-  def mergeSortedRuns(ts: Array[Long], ws: Array[Long], starts: Array[Int], runs: Int, n: Int): (Array[Long], Array[Long]) = {
+  /** Merges `runs` sorted runs of (ts, w) pairs (run r is [starts(r), starts(r+1))) by timestamp
+    * (stable: of equal timestamps, the earlier run's come first). The result is `ts`/`ws` or the
+    * buffers `bufT`/`bufW` (used when they hold n, else allocated); the inputs are overwritten.
+    */
+  def mergeSortedRuns(ts: Array[Long], ws: Array[Long], starts: Array[Int], runs: Int, n: Int,
+                      bufT: Array[Long] = null, bufW: Array[Long] = null): (Array[Long], Array[Long]) = {
     var aT = ts; var aW = ws
-    var bT = new Array[Long](n); var bW = new Array[Long](n)
+    var bT = if (bufT != null && bufT.length >= n) bufT else new Array[Long](n)
+    var bW = if (bufW != null && bufW.length >= n) bufW else new Array[Long](n)
     var b = java.util.Arrays.copyOf(starts, runs + 1)
     var numRuns = runs
     while (numRuns > 1) {
@@ -51,8 +56,11 @@ object Windows {
       while (r < numRuns) {
         val lo = b(r); val mid = b(r + 1); val hi = if (r + 1 < numRuns) b(r + 2) else mid
         var i = lo; var j = mid; var o = lo
-        while (i < mid && j < hi) {
-          if (aT(j) < aT(i)) { bT(o) = aT(j); bW(o) = aW(j); j += 1 } else { bT(o) = aT(i); bW(o) = aW(i); i += 1 }
+        while (i < mid && j < hi) { // branch-free: which run gives the next pair is data, not a jump
+          val fromJ = if (aT(j) < aT(i)) 1 else 0
+          val src = i + (j - i) * fromJ
+          bT(o) = aT(src); bW(o) = aW(src)
+          j += fromJ; i += 1 - fromJ
           o += 1
         }
         while (i < mid) { bT(o) = aT(i); bW(o) = aW(i); i += 1; o += 1 }

@@ -297,6 +297,110 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     }
   }
 
+  /** Registers weight `ws(i)` at `ts(i)` for every i in [from, until) (timestamps non-decreasing, not
+    * before the last one): the same state as `add(ts(i), ws(i))` in order. As in [[addSorted]], the
+    * events are cut where one drops a bucket; the events between cuts go into level 0 as one
+    * run-length list of bucket ends and are carried up level by level ([[carryRuns]]), so the cost is
+    * O((k + n) log W) for n events of total weight W instead of O(n k log W). Input that `add` would
+    * refuse (a negative weight, an overflow, a timestamp out of order) is added one by one, so that
+    * the same event fails with the same message.
+    */
+  def addWeightedSorted(ts: Array[Long], ws: Array[Long], from: Int, until: Int): Unit = {
+    if (until <= from) return
+    var prev = _lastTs
+    var sum = 0L
+    var i = from
+    while (i < until) {
+      val t = ts(i); val v = ws(i)
+      if (t < prev || v <= 0 || Long.MaxValue - _total - sum < v) { // refused input or weight 0: one by one
+        var j = from; while (j < until) { add(ts(j), ws(j)); j += 1 }
+        return
+      }
+      sum += v; prev = t; i += 1
+    }
+    var a = from
+    while (a < until) {
+      val b = expiryFree(ts, a, until)
+      if (b > a) {
+        _lastTs = ts(b - 1)
+        if (levels == 0) { ensureLevel(0); levels = 1; if (_lowerTs == Long.MaxValue) _lowerTs = ts(a) }
+        var w = 0L; var j = a; while (j < b) { w += ws(j); j += 1 }
+        _total += w
+        carryRuns(ts, ws, a, b - a)
+      }
+      if (b < until) add(ts(b), ws(b)) // the event that drops a bucket, with its expiry
+      a = b + 1
+    }
+  }
+
+  /** Pushes into level 0 the run-length list of bucket ends `ends(off until off + n)` (oldest first),
+    * `counts(j)` buckets ending at `ends(j)`, and carries up as [[carry]] does: a level holding s
+    * buckets that receives c more keeps the newest (s + c) - 2m of them, m = ceil((s + c - maxK) / 2),
+    * and passes on the ends of the pairs it merged (positions 1, 3, .., 2m - 1 of its sequence,
+    * oldest first) as the next level's run-length list. The result is the state of pushing the
+    * buckets one at a time; each level costs O(its buckets + the runs it receives).
+    */
+  private def carryRuns(ends: Array[Long], counts: Array[Long], off: Int, n: Int): Unit = {
+    val sc = ExpHistogram.runScratch.get()
+    var inE = ends; var inC = counts; var inOff = off; var inN = n
+    var level = 0
+    while (inN > 0) {
+      if (level >= levels) { ensureLevel(level); levels = level + 1 }
+      val s = sizes(level)
+      var incoming = 0L
+      var j = 0
+      while (j < inN) { incoming += inC(inOff + j); j += 1 }
+      val d = incoming - (config.maxAt(level) - s) // (s + incoming) - maxK, without overflow
+      if (d <= 0) {
+        j = 0
+        while (j < inN) { appendRun(level, inE(inOff + j), inC(inOff + j).toInt); j += 1 }
+        inN = 0
+      } else {
+        val lim = 2 * (d / 2 + (d & 1)) // the merged prefix: 2m items
+        // the next level's runs: the ends at the odd positions below lim
+        val (outE, outC) = sc.pair(!(inE eq sc.e1), inN + s / 2 + 1)
+        var outN = 0
+        val r = rings(level); val h = heads(level)
+        var p = 1
+        while (p < s && p < lim) {
+          var x = h + p; if (x >= r.length) x -= r.length
+          val e = r(x)
+          if (outN > 0 && outE(outN - 1) == e) outC(outN - 1) += 1 else { outE(outN) = e; outC(outN) = 1; outN += 1 }
+          p += 2
+        }
+        var pos = s.toLong
+        j = 0
+        while (j < inN && pos < lim) {
+          val c = inC(inOff + j)
+          val odd = (math.min(pos + c, lim) >> 1) - (pos >> 1) // odd positions in [pos, min(pos + c, lim))
+          if (odd > 0) {
+            val e = inE(inOff + j)
+            if (outN > 0 && outE(outN - 1) == e) outC(outN - 1) += odd else { outE(outN) = e; outC(outN) = odd; outN += 1 }
+          }
+          pos += c; j += 1
+        }
+        // this level keeps positions [lim, s + incoming)
+        if (lim <= s) {
+          var nh = h + lim.toInt; if (nh >= r.length) nh -= r.length
+          heads(level) = nh; sizes(level) = s - lim.toInt
+          j = 0
+          while (j < inN) { appendRun(level, inE(inOff + j), inC(inOff + j).toInt); j += 1 }
+        } else {
+          heads(level) = 0; sizes(level) = 0
+          pos = s.toLong
+          j = 0
+          while (j < inN) {
+            val c = inC(inOff + j); val end = pos + c; val st = math.max(pos, lim)
+            if (end > st) appendRun(level, inE(inOff + j), (end - st).toInt)
+            pos = end; j += 1
+          }
+        }
+        inE = outE; inC = outC; inOff = 0; inN = outN
+      }
+      level += 1
+    }
+  }
+
   /** The first index in [from, n) whose arrival drops a bucket (n if none): the first timestamp at
     * or after the oldest retained end (or ts(from), when nothing is retained) plus the window.
     */
@@ -634,6 +738,26 @@ object ExpHistogram {
   private[window] final val CarryKeep = 1 << 16 // 512 KB a buffer: a batch of 2^16 rows per cell fits
   private[window] val carryScratch: ThreadLocal[CarryScratch] = ThreadLocal.withInitial(() => new CarryScratch)
 
+  /** Two run-length lists (ends, counts) per thread for [[ExpHistogram.carryRuns]], used in turn;
+    * lists above [[CarryKeep]] runs are not kept.
+    */
+  private[window] final class RunScratch {
+    var e1: Array[Long] = EmptyLongs; var c1: Array[Long] = EmptyLongs
+    var e2: Array[Long] = EmptyLongs; var c2: Array[Long] = EmptyLongs
+    /** List 1 (or 2), made to hold at least `n` runs. */
+    def pair(first: Boolean, n: Int): (Array[Long], Array[Long]) = {
+      val (e, c) = if (first) (e1, c1) else (e2, c2)
+      if (e.length >= n) (e, c)
+      else {
+        val m = math.max(n, 2 * e.length)
+        val (ne, nc) = (new Array[Long](m), new Array[Long](m))
+        if (m <= CarryKeep) { if (first) { e1 = ne; c1 = nc } else { e2 = ne; c2 = nc } }
+        (ne, nc)
+      }
+    }
+  }
+  private[window] val runScratch: ThreadLocal[RunScratch] = ThreadLocal.withInitial(() => new RunScratch)
+
   /** Weights up to this are added as unit arrivals (same state, faster than the run carry). */
   final val SmallWeight = 16L
   private val EmptyLongs = new Array[Long](0)
@@ -729,7 +853,8 @@ object ExpHistogram {
     * is copied (no error is added; docs/DESIGN.md, "Time-disjoint merges").
     */
   def merge(inputs: Seq[ExpHistogram], config: EhConfig): ExpHistogram = {
-    val lastTs = inputs.iterator.filter(_ != null).map(_.lastTs).foldLeft(Long.MinValue)(math.max)
+    var lastTs = Long.MinValue
+    inputs.foreach(h => if (h != null && h.lastTs > lastTs) lastTs = h.lastTs)
     val nonEmpty = inputs.filter(h => h != null && h.retainsAt(lastTs))
     val out =
       if (nonEmpty.size == 1 && nonEmpty.head.config == config) nonEmpty.head.copy()
@@ -754,12 +879,15 @@ object ExpHistogram {
           }
           runStarts(r) = n
           val (sts, sws) = Windows.mergeSortedRuns(ts, ws, runStarts, r, n)
+          // equal timestamps summed in place, then added as one sorted list of weighted events
           var i = 0
+          var m = 0
           while (i < n) {
             val t = sts(i); var w = sws(i); i += 1
             while (i < n && sts(i) == t) { w += sws(i); i += 1 }
-            res.add(t, w)
+            sts(m) = t; sws(m) = w; m += 1
           }
+          res.addWeightedSorted(sts, sws, 0, m)
         }
         res
       }

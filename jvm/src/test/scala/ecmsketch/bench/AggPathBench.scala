@@ -23,7 +23,7 @@ object AggPathBench {
     for (eps <- epsList) {
       val plan = Planner.plan(eps, eps, QueryKind.Point, 1)
       val ops = new SketchOps.Ecm(() => EcmSketch.create(spec, plan, EcmSketch.DefaultSeed), KeyType.Long)
-      val ingestT, serT, finalT = new Array[Double](reps)
+      val ingestT, serT, finalT, readT, mergeT, encT = new Array[Double](reps)
       var bytes = 0
       for (r <- 0 until reps) {
         val t0 = System.nanoTime()
@@ -38,13 +38,18 @@ object AggPathBench {
         val t2 = System.nanoTime()
         val fin = new Ingest(ops, spec.window)
         ser.foreach(b => fin.absorb(Ingest.deserialize(ops, spec.window, b)))
-        bytes = ops.encode(fin.result()).length
         val t3 = System.nanoTime()
-        ingestT(r) = (t1 - t0) / 1e9; serT(r) = (t2 - t1) / 1e9; finalT(r) = (t3 - t2) / 1e9
+        val res = fin.result()
+        val t4 = System.nanoTime()
+        bytes = ops.encode(res).length
+        val t5 = System.nanoTime()
+        ingestT(r) = (t1 - t0) / 1e9; serT(r) = (t2 - t1) / 1e9; finalT(r) = (t5 - t2) / 1e9
+        readT(r) = (t3 - t2) / 1e9; mergeT(r) = (t4 - t3) / 1e9; encT(r) = (t5 - t4) / 1e9
       }
       def med(a: Array[Double]) = CoreBench.median(a.toSeq)
       println(f"eps=$eps%.2f ${plan.width}x${plan.depth} cellEps=${plan.cellEpsilon}%.4f: ingest ${med(ingestT)}%.3f s " +
-        f"(${n / med(ingestT) / 1e6}%.1f M rows/s), serialize ${med(serT)}%.3f s, final merge+encode ${med(finalT)}%.3f s, $bytes bytes")
+        f"(${n / med(ingestT) / 1e6}%.1f M rows/s), serialize ${med(serT)}%.3f s, final merge+encode ${med(finalT)}%.3f s " +
+        f"(read ${med(readT)}%.3f, merge ${med(mergeT)}%.3f, encode ${med(encT)}%.3f), $bytes bytes")
     }
   }
 }

@@ -140,6 +140,48 @@ class ExpHistogramSuite extends AnyFunSuite {
     }
   }
 
+  test("a sorted list of weighted events equals the weighted adds one by one (identical state, with expiry)") {
+    val rnd = new Random(13)
+    for (eps <- epsilons :+ 0.005; window <- windows; trial <- 0 until 4) {
+      val a = new ExpHistogram(EhConfig(eps, window))
+      val b = new ExpHistogram(EhConfig(eps, window))
+      var t = rnd.nextInt(1000).toLong
+      for (step <- 0 until 30) {
+        val n = 1 + rnd.nextInt(if (rnd.nextBoolean()) 4 else 400)
+        val ts = Array.fill(n) { t = nextTs(rnd, t); t }
+        // unit weights, small weights (the unit-add shortcut), and weights far past it
+        val ws = Array.fill(n)(rnd.nextInt(4) match {
+          case 0 => 1L
+          case 1 => 1L + rnd.nextInt(ExpHistogram.SmallWeight.toInt)
+          case 2 => 1L + rnd.nextInt(5000)
+          case _ => 1L << rnd.nextInt(20)
+        })
+        val from = rnd.nextInt(2)
+        a.addWeightedSorted(ts, ws, from, n)
+        var i = from; while (i < n) { b.add(ts(i), ws(i)); i += 1 }
+        val where = s"eps=$eps window=$window trial=$trial step=$step"
+        assert(a.toString == b.toString, where)
+        assert(a.lowerTs == b.lowerTs && a.lastTs == b.lastTs && a.total == b.total, where)
+        a.checkInvariants()
+      }
+    }
+  }
+
+  test("a sorted list of weighted events refuses what add refuses, after adding the events before it") {
+    for ((ts, ws, msg) <- Seq((Array(5L, 6L, 4L), Array(1L, 100L, 1L), "non-decreasing"),
+                              (Array(5L, 6L, 7L), Array(1L, -3L, 1L), "non-negative"),
+                              (Array(5L, 6L, 7L), Array(Long.MaxValue - 10, 100L, 1L), "overflow"))) {
+      val a = new ExpHistogram(EhConfig(0.1, 100)); val b = new ExpHistogram(EhConfig(0.1, 100))
+      assert(intercept[SketchException](a.addWeightedSorted(ts, ws, 0, 3)).getMessage.contains(msg))
+      assert(intercept[SketchException] { var i = 0; while (i < 3) { b.add(ts(i), ws(i)); i += 1 } }.getMessage.contains(msg))
+      assert(a.toString == b.toString && a.total == b.total)
+    }
+    // weight 0 moves the clock, as add does
+    val a = new ExpHistogram(EhConfig(0.1, 10)); val b = new ExpHistogram(EhConfig(0.1, 10))
+    a.addWeightedSorted(Array(1L, 50L), Array(3L, 0L), 0, 2); b.add(1, 3); b.add(50, 0)
+    assert(a.toString == b.toString && a.lastTs == 50 && a.total == 0)
+  }
+
   test("a huge weight costs O(log v), not O(v)") {
     val h = new ExpHistogram(EhConfig(0.01, Long.MaxValue))
     h.add(1, 1L << 60)
