@@ -100,12 +100,14 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
     var prev = _lastTs
     var seen = _hasRows
     val strict = spec.countWindow
+    var units = true
     while (i < until) {
       val t = ts(i); val v = vs(i)
       if (t < prev || (strict && seen && t == prev) || v < 0 || sum > Long.MaxValue - v || _count > Long.MaxValue - sum - v) {
         // fall back to the checked path for the exact error message
         var k = from; while (k < until) { addFingerprint(fps(k), ts(k), vs(k)); k += 1 }; return
       }
+      units &= v == 1L
       sum += v; prev = t; seen = true; i += 1
     }
     val d = depthCache; val w = width
@@ -129,6 +131,7 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
     }
     var c = 0
     while (c < w * d) { counts(c + 1) += counts(c); c += 1 }
+    if (units) { addUnitsByCell(ts, from, n, sc); return }
     // stable placement: entries of one cell keep their row (time) order
     var e = 0
     i = 0
@@ -163,6 +166,41 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
       start = end
       c += 1
     }
+    finishBatch(ts, from, until, sum)
+  }
+
+  /** The unit-weight case of [[addSortedBatch]]: each row's timestamp is written straight to its d
+    * cells' places (counts(c) is where cell c's entries start), so that every cell receives one
+    * sorted run, read in place.
+    */
+  private def addUnitsByCell(ts: Array[Long], from: Int, n: Int, sc: EcmSketch.BatchScratch): Unit = {
+    val d = depthCache; val nc = width * d
+    val cellOf = sc.cell; val counts = sc.counts; val byCell = sc.byCell
+    var e = 0
+    var i = 0
+    while (i < n) {
+      val t = ts(from + i)
+      var j = 0
+      while (j < d) { val cell = cellOf(e); byCell(counts(cell)) = t; counts(cell) += 1; e += 1; j += 1 }
+      i += 1
+    }
+    // counts(c) is now the end of cell c's run
+    var start = 0
+    var c = 0
+    while (c < nc) {
+      val end = counts(c)
+      if (end > start) {
+        var cell = cells(c)
+        if (cell == null) { cell = newCell(c); cells(c) = cell }
+        cell.addSorted(byCell, start, end)
+      }
+      start = end
+      c += 1
+    }
+    finishBatch(ts, from, from + n, n.toLong)
+  }
+
+  private def finishBatch(ts: Array[Long], from: Int, until: Int, sum: Long): Unit = {
     _hasRows = true
     if (ts(from) < _firstTs) _firstTs = ts(from)
     _lastTs = ts(until - 1)
@@ -388,13 +426,16 @@ object EcmSketch {
     var order: Array[Int] = new Array[Int](0)
     var counts: Array[Int] = new Array[Int](0)
     var ts: Array[Long] = new Array[Long](0)
+    /** Timestamps of a unit-weight batch grouped by cell (one entry per row and row of the array). */
+    var byCell: Array[Long] = new Array[Long](0)
     def reserve(entries: Int, cells: Int, rows: Int): BatchScratch =
       if (entries > BatchScratch.Keep || cells > BatchScratch.Keep) {
         val t = new BatchScratch
         t.cell = new Array[Int](entries); t.order = new Array[Int](entries); t.counts = new Array[Int](cells); t.ts = new Array[Long](rows)
+        t.byCell = new Array[Long](entries)
         t
       } else {
-        if (cell.length < entries) { cell = new Array[Int](entries); order = new Array[Int](entries) }
+        if (cell.length < entries) { cell = new Array[Int](entries); order = new Array[Int](entries); byCell = new Array[Long](entries) }
         if (counts.length < cells) counts = new Array[Int](cells)
         if (ts.length < rows) ts = new Array[Long](rows)
         this

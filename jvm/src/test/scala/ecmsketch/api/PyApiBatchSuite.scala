@@ -23,13 +23,16 @@ class PyApiBatchSuite extends AnyFunSuite {
     (ts, vs)
   }
 
-  test("ECM batches in chunks equal adds one by one (EH and deterministic-wave cells, unit and explicit weights)") {
-    for (cell <- Seq("eh", "dwave"); window <- Seq(500L, 20000L, Long.MaxValue); weighted <- Seq(false, true)) {
+  test("ECM batches in chunks equal adds one by one (EH, deterministic- and randomized-wave cells, unit and explicit weights)") {
+    for (cell <- Seq("eh", "dwave", "rwave"); window <- Seq(500L, 20000L, Long.MaxValue); weighted <- Seq(false, true)) {
       val rnd = new Random(window.hashCode + cell.hashCode)
       val a = PyApi.ecmCreateCell(false, false, window, 0.1, 0.1, "point", 1, 7L, cell, 0L)
       val b = PyApi.ecmCreateCell(false, false, window, 0.1, 0.1, "point", 1, 7L, cell, 0L)
+      // randomized-wave cells name each arrival by a salted counter: the same salt on both
+      a.setEventSalt(99L); b.setEventSalt(99L)
       var start = 0L
-      for (n <- Seq(100, 150000, 70000)) { // below the batch threshold, over two chunks, one chunk and a bit
+      // below the batch threshold, over two chunks, one chunk and a bit (randomized waves: smaller batches)
+      for (n <- if (cell == "rwave") Seq(100, 6000, 3000) else Seq(100, 150000, 70000)) {
         val (ts, vs) = batch(rnd, n, start, weighted)
         val keys = Array.fill(n)((rnd.nextInt(30) * rnd.nextInt(30)).toLong)
         PyApi.ecmAddLongs(a, keys, ts, if (weighted) vs else null)
