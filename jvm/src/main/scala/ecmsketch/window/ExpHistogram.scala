@@ -678,20 +678,24 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     tSizes = sz; tEnds = ends; tSuffix = suf; tHead = 0; tN = n
   }
 
-  /** Rebuilds the state from decoded parts (ends per level, oldest first). Validates invariants. */
+  /** Rebuilds the state from decoded parts (ends per level, oldest first), taking ownership of the
+    * level arrays (they become the rings). Validates invariants.
+    */
   private[ecmsketch] def restore(levelEnds: Array[Array[Long]], lowerTs: Long, lastTs: Long,
                                  segSizes: Array[Long] = EmptyLongs, segEnds: Array[Long] = EmptyLongs): Unit = {
     val n = levelEnds.length
     tSizes = EmptyLongs; tEnds = EmptyLongs; tSuffix = EmptyLongs; tHead = 0; tN = 0
     levels = 0; allocLevels = 0; rings = EmptyRings; r0 = EmptyLongs; heads = EmptyInts; sizes = EmptyInts; _total = 0
     if (n > 0) {
-      ensureLevel(n - 1)
+      if (n > EhConfig.MaxLevels) throw new SketchException(s"$n levels, more than ${EhConfig.MaxLevels}")
+      // the level arrays become the rings (owned from now on: the decoder made them for this histogram)
+      rings = new Array[Array[Long]](n); heads = new Array[Int](n); sizes = new Array[Int](n); allocLevels = n
       var l = 0
       var t = 0L
       while (l < n) {
         val e = levelEnds(l)
         if (e.length > config.maxAt(l)) throw new SketchException(s"level $l holds ${e.length} buckets, more than ${config.maxAt(l)}")
-        rings(l) = java.util.Arrays.copyOf(e, math.max(1, e.length)); heads(l) = 0; sizes(l) = e.length
+        rings(l) = if (e.length > 0) e else new Array[Long](1); heads(l) = 0; sizes(l) = e.length
         t += e.length.toLong << l
         if (t < 0) throw new SketchException("bucket weights overflow")
         l += 1
