@@ -459,41 +459,66 @@ object Ingest {
 object RadixSort {
   private final class Scratch(n: Int) { val t = new Array[Long](n); val a = new Array[Long](n); val b = new Array[Long](n) }
   private val small = new ThreadLocal[Scratch] { override def initialValue(): Scratch = new Scratch(Ingest.MaxBuffer) }
+  /** Widest digit: 2^11 counters (8 KB) stay in the L1 cache. */
+  private final val MaxDigitBits = 11
 
+  /** Sorts rows [0, n) of the parallel arrays by `ts`, stably (an LSD radix sort of ts - min, in as
+    * few passes of at most 11 bits as the range needs). `b` is not moved when all its values are
+    * equal (unit weights), which gives the same arrays.
+    */
   def sortByTs(ts: Array[Long], a: Array[Long], b: Array[Long], n: Int): Unit = {
     if (n < 2) return
     var mn = ts(0); var mx = ts(0); var sorted = true
+    val b0 = b(0); var uniform = true
     var i = 1
-    while (i < n) { val t = ts(i); if (t < mn) mn = t; if (t > mx) mx = t; if (t < ts(i - 1)) sorted = false; i += 1 }
+    while (i < n) {
+      val t = ts(i); if (t < mn) mn = t; if (t > mx) mx = t; if (t < ts(i - 1)) sorted = false
+      if (b(i) != b0) uniform = false
+      i += 1
+    }
     if (sorted) return
     val sc = if (n <= Ingest.MaxBuffer) small.get() else new Scratch(n)
     // the range as an unsigned 64-bit number (timestamps may span more than 2^63)
-    var passes = 0
-    var r = mx - mn
-    while (r != 0) { passes += 1; r = r >>> 8 }
+    val bits = 64 - java.lang.Long.numberOfLeadingZeros(mx - mn)
+    val passes = (bits + MaxDigitBits - 1) / MaxDigitBits
+    val digit = (bits + passes - 1) / passes
+    val mask = (1L << digit) - 1
+    val buckets = 1 << digit
     var srcT = ts; var srcA = a; var srcB = b
     var dstT = sc.t; var dstA = sc.a; var dstB = sc.b
-    val cnt = new Array[Int](257)
+    val cnt = new Array[Int](buckets + 1)
     var p = 0
     while (p < passes) {
-      val sh = 8 * p
+      val sh = digit * p
       java.util.Arrays.fill(cnt, 0)
       i = 0
-      while (i < n) { cnt((((srcT(i) - mn) >>> sh) & 0xFF).toInt + 1) += 1; i += 1 }
+      while (i < n) { cnt((((srcT(i) - mn) >>> sh) & mask).toInt + 1) += 1; i += 1 }
       var k = 0
-      while (k < 256) { cnt(k + 1) += cnt(k); k += 1 }
+      while (k < buckets) { cnt(k + 1) += cnt(k); k += 1 }
       i = 0
-      while (i < n) {
-        val d = (((srcT(i) - mn) >>> sh) & 0xFF).toInt
-        val o = cnt(d); cnt(d) = o + 1
-        dstT(o) = srcT(i); dstA(o) = srcA(i); dstB(o) = srcB(i)
-        i += 1
+      if (uniform) {
+        while (i < n) {
+          val t = srcT(i)
+          val d = (((t - mn) >>> sh) & mask).toInt
+          val o = cnt(d); cnt(d) = o + 1
+          dstT(o) = t; dstA(o) = srcA(i)
+          i += 1
+        }
+      } else {
+        while (i < n) {
+          val t = srcT(i)
+          val d = (((t - mn) >>> sh) & mask).toInt
+          val o = cnt(d); cnt(d) = o + 1
+          dstT(o) = t; dstA(o) = srcA(i); dstB(o) = srcB(i)
+          i += 1
+        }
+        val b1 = srcB; srcB = dstB; dstB = b1
       }
       val t1 = srcT; srcT = dstT; dstT = t1
       val a1 = srcA; srcA = dstA; dstA = a1
-      val b1 = srcB; srcB = dstB; dstB = b1
       p += 1
     }
-    if (srcT ne ts) { System.arraycopy(srcT, 0, ts, 0, n); System.arraycopy(srcA, 0, a, 0, n); System.arraycopy(srcB, 0, b, 0, n) }
+    if (srcT ne ts) { System.arraycopy(srcT, 0, ts, 0, n); System.arraycopy(srcA, 0, a, 0, n) }
+    if (srcB ne b) System.arraycopy(srcB, 0, b, 0, n)
   }
 }

@@ -3,16 +3,23 @@ package ecmsketch.ingest
 import org.scalatest.funsuite.AnyFunSuite
 
 /** [[RadixSort.sortByTs]] against a stable sort of the row indices by timestamp: sizes within and
-  * above the per-thread scratch space (Ingest.MaxBuffer rows), ranges needing 1 to 8 digit passes,
-  * and ranges beyond 2^63 (unsigned).
+  * above the per-thread scratch space (Ingest.MaxBuffer rows), ranges needing 1 to 6 digit passes,
+  * ranges beyond 2^63 (unsigned), and a third column that is all equal (not moved by the sort), all
+  * equal but one, or distinct.
   */
 class RadixSortSuite extends AnyFunSuite {
 
   private def check(ts0: Array[Long], label: String): Unit = {
     val n = ts0.length
     val rnd = new java.util.SplittableRandom(n.toLong * 31 + 7)
-    val a0 = Array.fill(n)(rnd.nextLong())
-    val b0 = Array.tabulate(n)(i => i.toLong * 3 + 1)
+    val odd = if (n > 0) rnd.nextInt(n) else 0
+    for ((kind, b0) <- Seq("distinct" -> Array.tabulate(n)(i => i.toLong * 3 + 1), "equal" -> Array.fill(n)(1L),
+                           "equal but one" -> Array.tabulate(n)(i => if (i == odd) 2L else 1L)))
+      checkWith(ts0, Array.fill(n)(rnd.nextLong()), b0, s"$label, third column $kind")
+  }
+
+  private def checkWith(ts0: Array[Long], a0: Array[Long], b0: Array[Long], label: String): Unit = {
+    val n = ts0.length
     // reference: a stable sort of the indices by timestamp
     val order = (0 until n).map(Int.box).toArray
     java.util.Arrays.sort(order, (x: Integer, y: Integer) => java.lang.Long.compare(ts0(x), ts0(y)))
@@ -29,7 +36,8 @@ class RadixSortSuite extends AnyFunSuite {
   test("random timestamps with ties, every size class and range") {
     val rnd = new java.util.SplittableRandom(11)
     for (n <- Seq(0, 1, 2, 3, 100, Ingest.MaxBuffer, Ingest.MaxBuffer + 1, 70000, 300000);
-         range <- Seq(1L, 5L, 255L, 256L, 4096L, 1L << 24, (1L << 24) + 3, 1L << 40, 1L << 44, Long.MaxValue)) {
+         range <- Seq(1L, 5L, 255L, 256L, 2048L, 2049L, 4096L, 1L << 22, (1L << 22) + 1, 1L << 24, (1L << 24) + 3,
+                      1L << 40, 1L << 44, Long.MaxValue)) {
       val base = rnd.nextLong(-1000000L, 1000000L)
       check(Array.fill(n)(base + rnd.nextLong(range)), s"range $range")
     }
