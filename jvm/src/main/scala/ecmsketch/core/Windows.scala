@@ -40,14 +40,12 @@ object Windows {
   }
 
   /** Merges `runs` sorted runs of (ts, w) pairs (run r is [starts(r), starts(r+1))) by timestamp
-    * (stable: of equal timestamps, the earlier run's come first). The result is `ts`/`ws` or the
-    * buffers `bufT`/`bufW` (used when they hold n, else allocated); the inputs are overwritten.
+    * (stable: of equal timestamps, the earlier run's come first). The result may be `ts`/`ws`
+    * themselves; their contents may be overwritten.
     */
-  def mergeSortedRuns(ts: Array[Long], ws: Array[Long], starts: Array[Int], runs: Int, n: Int,
-                      bufT: Array[Long] = null, bufW: Array[Long] = null): (Array[Long], Array[Long]) = {
+  def mergeSortedRuns(ts: Array[Long], ws: Array[Long], starts: Array[Int], runs: Int, n: Int): (Array[Long], Array[Long]) = {
     var aT = ts; var aW = ws
-    var bT = if (bufT != null && bufT.length >= n) bufT else new Array[Long](n)
-    var bW = if (bufW != null && bufW.length >= n) bufW else new Array[Long](n)
+    var bT = new Array[Long](n); var bW = new Array[Long](n)
     var b = java.util.Arrays.copyOf(starts, runs + 1)
     var numRuns = runs
     while (numRuns > 1) {
