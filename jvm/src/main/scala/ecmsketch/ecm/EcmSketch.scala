@@ -146,8 +146,7 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
     while (c < w * d) {
       val end = counts(c)
       if (end > start) {
-        var cell = cells(c)
-        if (cell == null) { cell = newCell(c); cells(c) = cell }
+        val cell = cellOrNew(c)
         // runs of unit weights go to the cell as one sorted run (the same state as one by one)
         var units = 0
         var k = start
@@ -190,9 +189,7 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
     while (c < nc) {
       val end = counts(c)
       if (end > start) {
-        var cell = cells(c)
-        if (cell == null) { cell = newCell(c); cells(c) = cell }
-        cell.addSorted(byCell, start, end)
+        cellOrNew(c).addSorted(byCell, start, end)
       }
       start = end
       c += 1
@@ -200,6 +197,14 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
     finishBatch(ts, from, from + n, n.toLong)
   }
 
+  /** Cell `c`, created (empty) if the sketch has none there yet. */
+  @inline private def cellOrNew(c: Int): WindowCounter = {
+    var cell = cells(c)
+    if (cell == null) { cell = newCell(c); cells(c) = cell }
+    cell
+  }
+
+  /** The sketch's clock, first timestamp and count after a batch of rows [from, until) of weight `sum`. */
   private def finishBatch(ts: Array[Long], from: Int, until: Int, sum: Long): Unit = {
     _hasRows = true
     if (ts(from) < _firstTs) _firstTs = ts(from)

@@ -496,6 +496,7 @@ object RadixSort {
       var k = 0
       while (k < buckets) { cnt(k + 1) += cnt(k); k += 1 }
       i = 0
+      // two copies of the scatter loop, with and without `b`, so that neither tests `uniform` per row
       if (uniform) {
         while (i < n) {
           val t = srcT(i)

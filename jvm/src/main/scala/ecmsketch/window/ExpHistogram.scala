@@ -305,7 +305,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     * refuse (a negative weight, an overflow, a timestamp out of order) is added one by one, so that
     * the same event fails with the same message.
     */
-  def addWeightedSorted(ts: Array[Long], ws: Array[Long], from: Int, until: Int): Unit = {
+  private[window] def addWeightedSorted(ts: Array[Long], ws: Array[Long], from: Int, until: Int): Unit = {
     if (until <= from) return
     var prev = _lastTs
     var sum = 0L

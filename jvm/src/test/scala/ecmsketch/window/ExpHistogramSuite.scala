@@ -95,6 +95,13 @@ class ExpHistogramSuite extends AnyFunSuite {
     }
   }
 
+  /** `a` and `b` hold identical state (buckets, lower and last timestamp, total), and `a` is valid. */
+  private def sameState(a: ExpHistogram, b: ExpHistogram, where: String): Unit = {
+    assert(a.toString == b.toString, where)
+    assert(a.lowerTs == b.lowerTs && a.lastTs == b.lastTs && a.total == b.total, where)
+    a.checkInvariants()
+  }
+
   test("weighted add equals that many unit adds (identical state)") {
     val rnd = new Random(7)
     for (eps <- epsilons; _ <- 0 until 20) {
@@ -132,10 +139,7 @@ class ExpHistogramSuite extends AnyFunSuite {
           case _ =>
             t = nextTs(rnd, t); a.add(t); b.add(t)
         }
-        val where = s"eps=$eps window=$window trial=$trial step=$step"
-        assert(a.toString == b.toString, where)
-        assert(a.lowerTs == b.lowerTs && a.lastTs == b.lastTs && a.total == b.total, where)
-        a.checkInvariants()
+        sameState(a, b, s"eps=$eps window=$window trial=$trial step=$step")
       }
     }
   }
@@ -159,10 +163,7 @@ class ExpHistogramSuite extends AnyFunSuite {
         val from = rnd.nextInt(2)
         a.addWeightedSorted(ts, ws, from, n)
         var i = from; while (i < n) { b.add(ts(i), ws(i)); i += 1 }
-        val where = s"eps=$eps window=$window trial=$trial step=$step"
-        assert(a.toString == b.toString, where)
-        assert(a.lowerTs == b.lowerTs && a.lastTs == b.lastTs && a.total == b.total, where)
-        a.checkInvariants()
+        sameState(a, b, s"eps=$eps window=$window trial=$trial step=$step")
       }
     }
   }
