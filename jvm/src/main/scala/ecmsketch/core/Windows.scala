@@ -7,6 +7,10 @@ object Windows {
     * lower timestamp is at or after the newest `upper` (last bucket end) of every input before it;
     * else it joins the current cluster. So every retained row of a cluster lies at or after every
     * bucket end of the clusters before it, and clusters may be laid side by side.
+    *
+    * Inputs with the same span stay in one cluster: a split could fall only between two inputs
+    * that span a single instant t (lower = upper = t), and which of them ended up in the newer
+    * cluster would depend on the order of the inputs; the merge would then not be order-free.
     */
   def timeClusters[T](xs: Seq[T])(lower: T => Long, upper: T => Long): Seq[Seq[T]] = {
     val sorted = xs.sortBy(x => (lower(x), upper(x)))
@@ -14,7 +18,7 @@ object Windows {
     var cur = Vector.empty[T]
     var end = Long.MinValue
     sorted.foreach { x =>
-      if (cur.nonEmpty && lower(x) >= end) { out += cur; cur = Vector.empty }
+      if (cur.nonEmpty && lower(x) >= end && !(lower(cur.last) == lower(x) && upper(cur.last) == upper(x))) { out += cur; cur = Vector.empty }
       cur = cur :+ x
       end = math.max(end, upper(x))
     }

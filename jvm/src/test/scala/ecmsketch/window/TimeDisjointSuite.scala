@@ -276,6 +276,27 @@ class TimeDisjointSuite extends AnyFunSuite {
     assert(ExpHistogram.timeDisjoint(Seq(a, hist(cfg, Seq((20L, 1L), (25L, 1L))))))
   }
 
+  test("regression: inputs that each span one instant t merge order-free (EH and ECM), in one cluster") {
+    // Found by LawsSuite (CI, seed 4712552520355635714): an EH of 11 rows and one of 1 row, all at
+    // t = 120, are time-disjoint either way round; the clusters split between them, so the input
+    // order chose which one was laid side by side as the older part, and the bytes differed.
+    val spec = WindowSpec(countWindow = false, tsMicros = false, window = 50)
+    def eh(n: Int, t: Long) = { val s = EhSketch.create(spec, 0.2, 1); (1 to n).foreach(_ => s.add(t)); s }
+    val enc = (x: ecmsketch.core.WindowSketch) => ecmsketch.format.SketchCodec.encodeAny(x).toSeq
+    val parts = Seq(eh(11, 120L), eh(1, 120L), eh(3, 120L), eh(2, 110L))
+    val ms = parts.permutations.map(ps => EhSketch.merge(ps)).toSeq
+    assert(ms.map(enc).distinct.size == 1)
+    // the three inputs at t = 120 are one cluster (one merge level), after the one at t = 110
+    assert(ms.head.mergeDepth == 1 && math.abs(ms.head.count(50L, null) - 17.0) <= 17.0 * ms.head.errorBound)
+    val plan = Planner.plan(0.2, 0.1, QueryKind.Point, 1)
+    def ecm(n: Int, t: Long) = { val s = EcmSketch.create(spec, plan, 7L); (1 to n).foreach(i => s.add(i % 3L, t, 1L)); s }
+    val es = Seq(ecm(11, 120L), ecm(1, 120L), ecm(4, 120L))
+    assert(es.permutations.map(ps => enc(EcmSketch.merge(ps))).toSeq.distinct.size == 1)
+    // a split at a shared instant between different spans stays: [100, 120] then [120, 120]
+    val a = EhSketch.create(spec, 0.2, 1); a.add(100L); a.add(120L)
+    assert(ecmsketch.core.Windows.timeClusters(Seq(eh(1, 120L), a))(_.histogram.lowerTs, _.histogram.newestEnd).map(_.size) == Seq(1, 1))
+  }
+
   test("EH count-based window: a same-stream partial merge of a piece a window behind copies the newer piece (depth counted as before)") {
     val spec = WindowSpec(countWindow = true, tsMicros = false, window = 50)
     val a = EhSketch.create(spec, 0.1, 1); (1L to 100L).foreach(a.add(_))
