@@ -63,12 +63,12 @@ object Arith {
     * for an empty range, from > last): the next `ScanSteps` offsets by stepping the hash
     * (h(j + 1) = h(j) + a mod p), the rest by [[minHit]].
     * Low levels select often (a level-i hit is about 2^i offsets away), so the scan answers them
-    * without MinHit's recursion. Equal to minHit(p, a, hFrom, last - from, L) + from.
+    * without MinHit's recursion; levels 6 and up skip it. Equal to minHit(p, a, hFrom, last - from, L) + from.
     */
   def firstHit(a: Long, hFrom: Long, from: Long, last: Long, L: Long): Long = {
     if (from > last) return -1L
     var j = from; var h = hFrom
-    val stop = math.min(last, from + ScanSteps - 1)
+    val stop = if (L < ScanBound) from else math.min(last, from + ScanSteps - 1)
     while (h > L) {
       if (j >= stop) {
         if (j >= last) return -1L
@@ -80,8 +80,12 @@ object Arith {
     j
   }
 
-  /** Offsets [[firstHit]] steps through before MinHit (8 and 128 measured no different). */
+  /** Offsets [[firstHit]] steps through before MinHit, at levels up to 5 (8 and 128 measured no different). */
   final val ScanSteps = 32
+  /** Levels 6 and up (a hit about 2^i >= 64 offsets away, so 32 steps find one less than 40 % of
+    * the time) go straight to MinHit: their bounds L_i = floor(p / 2^i) - 1 lie below this one.
+    */
+  private final val ScanBound: Long = P >>> 6
 
   /** n (n - 1) / 2 modulo 2^64. */
   @inline private def tri(n: Long): Long = if ((n & 1L) == 0L) (n / 2) * (n - 1) else n * ((n - 1) / 2)

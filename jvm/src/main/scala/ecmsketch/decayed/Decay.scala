@@ -82,9 +82,18 @@ final class IntegralDecay(val decay: Decay, val ticksPerUnit: Long) extends Seri
   def minAge(w: Long, delta: Long): Long = {
     if (delta >= w) return 0L // see minAgeOf
     if (windowTicks > 0) return windowTicks
-    // a memo of the last answers (the pair (W, Delta) recurs: a count has W = resolution, and Delta is
-    // the first selected offset of a level, small more often than not): the expiry search costs two
-    // or more StrictMath.pow, the lookup none. Entries are immutable, so threads may share the memo.
+    // the pair (W, Delta) recurs: a count has W = resolution, and Delta is the first selected offset
+    // of a level, below W. The expiry search costs two or more StrictMath.pow, a lookup none. The
+    // first W up to DirectMax gets a table indexed by Delta (one load); others share a hashed memo.
+    var dt = direct
+    if (dt == null && w <= IntegralDecay.DirectMax) { dt = new IntegralDecay.Direct(w); direct = dt }
+    if (dt != null && dt.w == w) {
+      val known = dt.agePlus1(delta.toInt)
+      if (known != 0L) return known - 1L
+      val age = minAgeOf(w, delta)
+      dt.agePlus1(delta.toInt) = age + 1L // MaxAge + 1 does not overflow
+      return age
+    }
     val slot = {
       val h = (w * 0x9E3779B97F4A7C15L) ^ (delta * 0xC2B2AE3D27D4EB4FL)
       ((h ^ (h >>> 29)).toInt >>> (32 - IntegralDecay.MemoBits))
@@ -101,6 +110,9 @@ final class IntegralDecay(val decay: Decay, val ticksPerUnit: Long) extends Seri
   }
 
   @transient private var memo: Array[IntegralDecay.Memo] = null
+  // Threads may share a decay (and so both memos): a slot holds 0 or the one correct answer, and a
+  // 64-bit HotSpot JVM reads and writes longs whole, so a racing reader sees either.
+  @transient private var direct: IntegralDecay.Direct = null
 
   private def minAgeOf(w: Long, delta: Long): Long = {
     // f(W, 0) = W for every decay whose age 0 counts fully (g(0) = 1: pow(2, -0.0) and pow(1, y) are
@@ -133,4 +145,8 @@ final class IntegralDecay(val decay: Decay, val ticksPerUnit: Long) extends Seri
 object IntegralDecay {
   private final val MemoBits = 10
   private final class Memo(val w: Long, val delta: Long, val age: Long)
+  /** The largest W with a direct table (8,192 longs: a weight of up to 8 at the default resolution). */
+  private final val DirectMax = 1L << 13
+  /** min_age(W, Delta) + 1 for Delta < W, 0 while not computed. */
+  private final class Direct(val w: Long) { val agePlus1 = new Array[Long](w.toInt) }
 }

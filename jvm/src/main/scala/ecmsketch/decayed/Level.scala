@@ -16,7 +16,7 @@ package ecmsketch.decayed
   * Storage is primitive and lazy. An offer whose key is above the current t_i is appended to one flat
   * array (no lookup, no heap); when it holds 2 tau entries, or when anything reads the
   * level, [[compact]] keeps the winning version of each id (an open-addressing table of the slots),
-  * finds the (tau + 1)-th largest key by a three-way quickselect, raises t_i to it and keeps what
+  * finds the (tau + 1)-th largest key by Floyd-Rivest selection, raises t_i to it and keeps what
   * lies above. Each compaction costs O(tau) for at least tau offers. The t_i an offer is tested
   * against is never above the final one (an order statistic of a subset of F, each key at most its
   * id's final version), so a refused offer is one the set rule discards too, and compaction
@@ -197,27 +197,51 @@ object Level {
   private final val Keep = 1 << 16
   private val scratch: ThreadLocal[Scratch] = ThreadLocal.withInitial(() => new Scratch)
 
-  /** The k-th smallest (0-based) of a(0 until m), reordering a: quickselect with a three-way
-    * partition (runs of equal keys, such as many rows of one timestamp, cost one pass) and a
-    * pseudo-random pivot (sorted input, the usual case here, costs O(m)).
+  /** The k-th smallest (0-based) of a(0 until m), reordering a: Floyd-Rivest selection. Above
+    * [[SampleAbove]] keys it first selects, recursively, inside a sample around rank k, so that the
+    * partition's pivot lies close to the answer and each pass keeps a small fraction (about 1.5 m
+    * comparisons in all, against about 3.4 m for a random pivot at the median rank, the usual k
+    * here). The partition scans stop at keys equal to the pivot, so runs of equal keys (many rows of
+    * one timestamp) still shrink the range every pass.
     */
   private[decayed] def select(a: Array[Long], m: Int, k: Int): Long = {
-    var lo = 0; var hi = m - 1
-    var seed = 0x9E3779B97F4A7C15L ^ m
-    while (lo < hi) {
-      seed = seed * 6364136223846793005L + 1442695040888963407L
-      val p = a(lo + ((seed >>> 33) % (hi - lo + 1)).toInt)
-      var lt = lo; var i = lo; var gt = hi
-      while (i <= gt) {
-        val x = a(i)
-        if (x < p) { a(i) = a(lt); a(lt) = x; lt += 1; i += 1 }
-        else if (x > p) { a(i) = a(gt); a(gt) = x; gt -= 1 }
-        else i += 1
-      }
-      if (k < lt) hi = lt - 1
-      else if (k > gt) lo = gt + 1
-      else return p
-    }
-    a(lo)
+    selectIn(a, 0, m - 1, k)
+    a(k)
   }
+
+  private final val SampleAbove = 600
+
+  /** Puts the k-th smallest of a(left..right) at a(k), smaller-or-equal keys before it and
+    * greater-or-equal after it (within left..right).
+    */
+  private def selectIn(a: Array[Long], left0: Int, right0: Int, k: Int): Unit = {
+    var left = left0; var right = right0
+    while (right > left) {
+      if (right - left > SampleAbove) {
+        val n = (right - left + 1).toDouble
+        val i = (k - left + 1).toDouble
+        val z = math.log(n)
+        val s = 0.5 * math.exp(2.0 * z / 3.0)
+        val sd = 0.5 * math.sqrt(z * s * (n - s) / n) * math.signum(i - n / 2.0)
+        val newLeft = math.max(left, (k - i * s / n + sd).toInt)
+        val newRight = math.min(right, (k + (n - i) * s / n + sd).toInt)
+        selectIn(a, newLeft, newRight, k)
+      }
+      val t = a(k)
+      var i = left; var j = right
+      swap(a, left, k)
+      if (a(right) > t) swap(a, right, left)
+      while (i < j) {
+        swap(a, i, j); i += 1; j -= 1
+        while (a(i) < t) i += 1
+        while (a(j) > t) j -= 1
+      }
+      if (a(left) == t) swap(a, left, j)
+      else { j += 1; swap(a, j, right) }
+      if (j <= k) left = j + 1
+      if (k <= j) right = j - 1
+    }
+  }
+
+  @inline private def swap(a: Array[Long], i: Int, j: Int): Unit = { val x = a(i); a(i) = a(j); a(j) = x }
 }

@@ -170,8 +170,9 @@ class DecayedSuite extends AnyFunSuite {
 
   test("Level.select: the k-th smallest, against a sort, on runs of equal, sorted and random keys") {
     val rnd = new Random(5)
-    (0 until 2000).foreach { r =>
-      val m = 1 + rnd.nextInt(300)
+    (0 until 2400).foreach { r =>
+      // above 600 keys the selection first recurses into a sample: sizes up to 6,000 reach it (twice, nested)
+      val m = 1 + (if (r % 3 == 0) rnd.nextInt(6000) else rnd.nextInt(300))
       val a = Array.fill(m)(r % 4 match {
         case 0 => rnd.nextInt(3).toLong
         case 1 => rnd.nextLong()
