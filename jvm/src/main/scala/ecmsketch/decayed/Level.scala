@@ -16,7 +16,7 @@ package ecmsketch.decayed
   * Storage is primitive and lazy. An offer whose key is above the current t_i is appended to one flat
   * array (no lookup, no heap); when it holds 2 tau entries, or when anything reads the
   * level, [[compact]] keeps the winning version of each id (an open-addressing table of the slots),
-  * finds the (tau + 1)-th largest key by Floyd-Rivest selection, raises t_i to it and keeps what
+  * finds the (tau + 1)-th largest key ([[Level.select]]), raises t_i to it and keeps what
   * lies above. Each compaction costs O(tau) for at least tau offers. The t_i an offer is tested
   * against is never above the final one (an order statistic of a subset of F, each key at most its
   * id's final version), so a refused offer is one the set rule discards too, and compaction
@@ -197,49 +197,78 @@ object Level {
   private final val Keep = 1 << 16
   private val scratch: ThreadLocal[Scratch] = ThreadLocal.withInitial(() => new Scratch)
 
-  /** The k-th smallest (0-based) of a(0 until m), reordering a: Floyd-Rivest selection. Above
-    * [[SampleAbove]] keys it first selects, recursively, inside a sample around rank k, so that the
-    * partition's pivot lies close to the answer and each pass keeps a small fraction (about 1.5 m
-    * comparisons in all, against about 3.4 m for a random pivot at the median rank, the usual k
-    * here). The partition scans stop at keys equal to the pivot, so runs of equal keys (many rows of
-    * one timestamp) still shrink the range every pass.
+  /** The k-th smallest (0-based) of a(0 until m), reordering a. Ranges above [[SampleAbove]] keys
+    * are cut by Floyd-Rivest steps: a recursive selection inside the stretch of the array around
+    * rank k gives a pivot close to the answer, and one partition keeps a small range around it
+    * (about 1.5 m comparisons in all, against about 3.4 m for a random pivot at the median rank, the
+    * usual k here). What remains goes to a quickselect with a three-way partition (runs of equal
+    * keys, such as many rows of one timestamp, cost one pass) and a pseudo-random pivot. The stretch
+    * is a fair sample for a random or nearly sorted order (what time order and shuffles give); an
+    * order that keeps misleading it would make each cut drop little, so after `maxCuts` cuts the
+    * range is sorted (O(m log m) whatever the order).
     */
-  private[decayed] def select(a: Array[Long], m: Int, k: Int): Long = {
-    selectIn(a, 0, m - 1, k)
+  private[decayed] def select(a: Array[Long], m: Int, k: Int, maxCuts: Int = MaxCuts): Long = {
+    selectIn(a, 0, m - 1, k, maxCuts)
     a(k)
   }
 
   private final val SampleAbove = 600
+  /** Floyd-Rivest cuts of one range before it is sorted (a fair sample needs one or two). */
+  private final val MaxCuts = 16
 
   /** Puts the k-th smallest of a(left..right) at a(k), smaller-or-equal keys before it and
     * greater-or-equal after it (within left..right).
     */
-  private def selectIn(a: Array[Long], left0: Int, right0: Int, k: Int): Unit = {
+  private def selectIn(a: Array[Long], left0: Int, right0: Int, k: Int, maxCuts: Int): Unit = {
     var left = left0; var right = right0
-    while (right > left) {
-      if (right - left > SampleAbove) {
-        val n = (right - left + 1).toDouble
-        val i = (k - left + 1).toDouble
-        val z = math.log(n)
-        val s = 0.5 * math.exp(2.0 * z / 3.0)
-        val sd = 0.5 * math.sqrt(z * s * (n - s) / n) * math.signum(i - n / 2.0)
-        val newLeft = math.max(left, (k - i * s / n + sd).toInt)
-        val newRight = math.min(right, (k + (n - i) * s / n + sd).toInt)
-        selectIn(a, newLeft, newRight, k)
-      }
+    var cuts = 0
+    while (right - left > SampleAbove) {
+      if (cuts >= maxCuts) { java.util.Arrays.sort(a, left, right + 1); return }
+      cuts += 1
+      val n = (right - left + 1).toDouble
+      val i = (k - left + 1).toDouble
+      val z = math.log(n)
+      val s = 0.5 * math.exp(2.0 * z / 3.0)
+      val sd = 0.5 * math.sqrt(z * s * (n - s) / n) * math.signum(i - n / 2.0)
+      val newLeft = math.max(left, (k - i * s / n + sd).toInt)
+      val newRight = math.min(right, (k + (n - i) * s / n + sd).toInt)
+      selectIn(a, newLeft, newRight, k, maxCuts)
+      // partition around t = a(k), the sample's k-th
       val t = a(k)
-      var i = left; var j = right
+      var p = left; var q = right
       swap(a, left, k)
       if (a(right) > t) swap(a, right, left)
-      while (i < j) {
-        swap(a, i, j); i += 1; j -= 1
-        while (a(i) < t) i += 1
-        while (a(j) > t) j -= 1
+      while (p < q) {
+        swap(a, p, q); p += 1; q -= 1
+        while (a(p) < t) p += 1
+        while (a(q) > t) q -= 1
       }
-      if (a(left) == t) swap(a, left, j)
-      else { j += 1; swap(a, j, right) }
-      if (j <= k) left = j + 1
-      if (k <= j) right = j - 1
+      if (a(left) == t) swap(a, left, q)
+      else { q += 1; swap(a, q, right) }
+      // a(q) = t, a(left until q) <= t <= a(q + 1 to right)
+      if (q == k) return
+      if (q < k) left = q + 1 else right = q - 1
+    }
+    quickselect(a, left, right, k)
+  }
+
+  /** The k-th smallest of a(lo..hi) put at a(k): three-way partitions around pseudo-random pivots. */
+  private def quickselect(a: Array[Long], lo0: Int, hi0: Int, k: Int): Unit = {
+    var lo = lo0; var hi = hi0
+    var seed = 0x9E3779B97F4A7C15L ^ (hi - lo)
+    while (lo < hi) {
+      seed = seed * 6364136223846793005L + 1442695040888963407L
+      val p = a(lo + ((seed >>> 33) % (hi - lo + 1)).toInt)
+      var lt = lo; var i = lo; var gt = hi
+      while (i <= gt) {
+        val x = a(i)
+        if (x < p) { a(i) = a(lt); a(lt) = x; lt += 1; i += 1 }
+        else if (x > p) { a(i) = a(gt); a(gt) = x; gt -= 1 }
+        else i += 1
+      }
+      if (k < lt) hi = lt - 1
+      else if (k > gt) lo = gt + 1
+      else return // a(lt..gt) all equal p, k among them
     }
   }
 

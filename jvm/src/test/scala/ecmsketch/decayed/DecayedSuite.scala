@@ -182,6 +182,8 @@ class DecayedSuite extends AnyFunSuite {
       val sorted = a.sorted
       val k = rnd.nextInt(m)
       assert(Level.select(a.clone(), m, k) == sorted(k), s"case $r")
+      // the sorting fallback, reached before the first cut or after one or two
+      assert(Level.select(a.clone(), m, k, maxCuts = r % 3) == sorted(k), s"case $r, fallback")
     }
   }
 
