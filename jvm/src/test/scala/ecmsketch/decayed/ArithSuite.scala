@@ -117,8 +117,9 @@ class ArithSuite extends AnyFunSuite {
         assert(f.f(w, x + 1) <= f.f(w, x))
       }
     }
-    // the memo of (W, Delta) -> expiry: every Delta of a few W, more pairs than the memo has slots (so
-    // pairs of one W share slots), asked in random order, equals a fresh instance's answer (computed)
+    // the memos of (W, Delta) -> expiry (a direct table for the first W asked, a hashed one for the
+    // others): every Delta of a few W, more pairs than the hashed memo has slots (so pairs of one W
+    // share slots), asked in random order, equals a fresh instance's answer (computed)
     Seq(Decay.Exp(3.5), Decay.Poly(1.5)).foreach { d =>
       val f = new IntegralDecay(d, 1)
       val pool = for (w <- Array(1024L, 3000L, 777L); dl <- 0L until w) yield (w, dl)

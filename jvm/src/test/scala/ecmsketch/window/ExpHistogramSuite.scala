@@ -102,6 +102,14 @@ class ExpHistogramSuite extends AnyFunSuite {
     a.checkInvariants()
   }
 
+  /** For every epsilon (and 0.005), window and four trials: two empty histograms of that shape, the
+    * seeded `rnd`, a random start time and a label; `body` feeds both and compares them.
+    */
+  private def pairsOfHistograms(rnd: Random)(body: (ExpHistogram, ExpHistogram, Long, String) => Unit): Unit =
+    for (eps <- epsilons :+ 0.005; window <- windows; trial <- 0 until 4)
+      body(new ExpHistogram(EhConfig(eps, window)), new ExpHistogram(EhConfig(eps, window)), rnd.nextInt(1000).toLong,
+        s"eps=$eps window=$window trial=$trial")
+
   test("weighted add equals that many unit adds (identical state)") {
     val rnd = new Random(7)
     for (eps <- epsilons; _ <- 0 until 20) {
@@ -120,10 +128,8 @@ class ExpHistogramSuite extends AnyFunSuite {
 
   test("sorted runs and weighted adds equal unit adds one by one (identical state, with expiry)") {
     val rnd = new Random(11)
-    for (eps <- epsilons :+ 0.005; window <- windows; trial <- 0 until 4) {
-      val a = new ExpHistogram(EhConfig(eps, window))
-      val b = new ExpHistogram(EhConfig(eps, window))
-      var t = rnd.nextInt(1000).toLong
+    pairsOfHistograms(rnd) { (a, b, t0, label) =>
+      var t = t0
       for (step <- 0 until 80) {
         rnd.nextInt(3) match {
           case 0 => // a sorted run
@@ -139,17 +145,15 @@ class ExpHistogramSuite extends AnyFunSuite {
           case _ =>
             t = nextTs(rnd, t); a.add(t); b.add(t)
         }
-        sameState(a, b, s"eps=$eps window=$window trial=$trial step=$step")
+        sameState(a, b, s"$label step=$step")
       }
     }
   }
 
   test("a sorted list of weighted events equals the weighted adds one by one (identical state, with expiry)") {
     val rnd = new Random(13)
-    for (eps <- epsilons :+ 0.005; window <- windows; trial <- 0 until 4) {
-      val a = new ExpHistogram(EhConfig(eps, window))
-      val b = new ExpHistogram(EhConfig(eps, window))
-      var t = rnd.nextInt(1000).toLong
+    pairsOfHistograms(rnd) { (a, b, t0, label) =>
+      var t = t0
       for (step <- 0 until 30) {
         val n = 1 + rnd.nextInt(if (rnd.nextBoolean()) 4 else 400)
         val ts = Array.fill(n) { t = nextTs(rnd, t); t }
@@ -163,7 +167,7 @@ class ExpHistogramSuite extends AnyFunSuite {
         val from = rnd.nextInt(2)
         a.addWeightedSorted(ts, ws, from, n)
         var i = from; while (i < n) { b.add(ts(i), ws(i)); i += 1 }
-        sameState(a, b, s"eps=$eps window=$window trial=$trial step=$step")
+        sameState(a, b, s"$label step=$step")
       }
     }
   }

@@ -287,6 +287,8 @@ class TimeDisjointSuite extends AnyFunSuite {
     val ms = parts.permutations.map(ps => EhSketch.merge(ps)).toSeq
     assert(ms.map(enc).distinct.size == 1)
     // the three inputs at t = 120 are one cluster (one merge level), after the one at t = 110
+    val span = (s: EhSketch) => (s.histogram.lowerTs, s.histogram.newestEnd)
+    assert(parts.permutations.forall(ps => ecmsketch.core.Windows.timeClusters(ps)(span(_)._1, span(_)._2).map(_.size) == Seq(1, 3)))
     assert(ms.head.mergeDepth == 1 && math.abs(ms.head.count(50L, null) - 17.0) <= 17.0 * ms.head.errorBound)
     val plan = Planner.plan(0.2, 0.1, QueryKind.Point, 1)
     def ecm(n: Int, t: Long) = { val s = EcmSketch.create(spec, plan, 7L); (1 to n).foreach(i => s.add(i % 3L, t, 1L)); s }
