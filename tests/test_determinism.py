@@ -14,7 +14,8 @@ import pytest
 from conftest import rows_df
 
 #: (name, SQL aggregate over rows with columns key, k, ts); the merge aggregates are derived. The dyadic
-#: ones use 16 levels (k < 1000) and 64 candidates: the same code paths at a third of the time (300 groups).
+#: ones use 16 levels (k < 1000), 64 candidates and epsilon 0.2, delta 0.1: the same code paths at a
+#: fraction of the time (300 groups; at the defaults each group's sketch is 45 KB, mostly empty cells).
 AGGREGATES = [
     ("ecm_eh", "ecm_agg(key, ts, 2000)", "ecm_merge"),
     ("ecm_dwave", "ecm_agg(key, ts, 2000, cell => 'dwave')", "ecm_merge"),
@@ -25,9 +26,9 @@ AGGREGATES = [
     ("dwave", "dwave_agg(ts, 2000)", "dwave_merge"),
     ("dwave_value", "dwave_agg(ts, 2000, value => v, max_arrivals => 100000)", "dwave_merge"),
     ("distinct", "distinct_agg(key, ts, 2000)", "distinct_merge"),
-    ("dyadic", "dyadic_agg(k, ts, 2000, universe_bits => 16)", "dyadic_merge"),
-    ("dyadic_dwave", "dyadic_agg(k, ts, 2000, universe_bits => 16, cell => 'dwave')", "dyadic_merge"),
-    ("dyadic_strings", "dyadic_agg(key, ts, 2000, universe_bits => 16, candidates => 64)", "dyadic_merge"),
+    ("dyadic", "dyadic_agg(k, ts, 2000, 0.2, 0.1, universe_bits => 16)", "dyadic_merge"),
+    ("dyadic_dwave", "dyadic_agg(k, ts, 2000, 0.2, 0.1, universe_bits => 16, cell => 'dwave')", "dyadic_merge"),
+    ("dyadic_strings", "dyadic_agg(key, ts, 2000, 0.2, 0.1, universe_bits => 16, candidates => 64)", "dyadic_merge"),
     ("async_sum", "async_sum_agg(v + 1, ts, 2000)", "async_merge"),
     ("async_quantile", "async_quantile_agg(k, ts, 2000)", "async_merge"),
     ("decayed", "decayed_agg(1, ts, id => key)", "decayed_merge"),

@@ -290,7 +290,7 @@ class DyadicSuite extends AnyFunSuite {
       val b = DyadicSketch.create(sp, 0.1, 0.05, cellKind = cell, universeBits = bits, maxArrivals = if (cell == CellFamily.DetWaveId) 1L << 40 else ecmsketch.core.CellParams.Unbounded)
       var t = 0L
       // batches below and above EcmSketch's grouping threshold (256 rows), read at an offset
-      for (n <- Seq(1, 100, 300, 3000, 257, 5000)) {
+      for (n <- Seq(1, 100, 300, 1200, 257, 2000)) {
         val off = rnd.nextInt(7)
         val (us, ts, vs) = indexStream(rnd, n + off, bits, t, 4, strict)
         t = ts.last
