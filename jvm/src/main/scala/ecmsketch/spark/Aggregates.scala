@@ -84,6 +84,14 @@ abstract class IngestAgg[S <: WindowSketch] extends TypedImperativeAggregate[Ing
     if (buffer.add(fp, t, v) && key != null) annexAdd(buffer, fp, key, t, v)
   }
 
+  /** [[addRow]] under the fingerprint of the row's key (`kc` = [[Column.key]] of `key`, of key type
+    * `keyKind`): read straight from the row when it is a bound integral column, else through eval.
+    * A NULL key skips the row. Callers catch SketchException per row with a try (no closure per row).
+    */
+  protected final def addKeyRow(buffer: Ingest[S], kc: Column, key: Expression, keyKind: Int, input: InternalRow): Unit =
+    if (kc.ordinal >= 0) { if (!input.isNullAt(kc.ordinal)) addRow(buffer, Hashing.fingerprintLong(kc.read(input)), input) }
+    else { val k = key.eval(input); if (k != null) addRow(buffer, KeyPrint(keyKind, k), input) }
+
   /** Records a kept row's original key in the ingest's annex (dyadic sketches of string keys). */
   protected def annexAdd(buffer: Ingest[S], fp: Long, key: Array[Byte], ts: Long, v: Long): Unit = ()
 
@@ -137,6 +145,9 @@ private[spark] object Column {
   val Eval = new Column(-1, LongKind)
   /** No such argument (an omitted weight). */
   val Absent = new Column(-1, LongKind)
+
+  /** How a key of type `keyKind` is read: [[integral]] for integer keys, else [[Eval]]. */
+  def key(e: Expression, keyKind: Int): Column = if (keyKind == KeyType.Long) integral(e) else Eval
 
   def integral(e: Expression): Column = e match {
     case b: BoundReference => b.dataType match {
@@ -202,18 +213,11 @@ case class EcmAgg(key: Expression, ts: Expression, window: Expression, epsilon: 
     keyKind; Args.checkValue(value, fn); spec; plan; hashSeed; arrivals; ops.create()
   }
 
-  @transient private lazy val keyCol = if (keyKind == KeyType.Long) Column.integral(key) else Column.Eval
+  @transient private lazy val keyCol = Column.key(key, keyKind)
 
   override def update(buffer: Ingest[EcmSketch], input: InternalRow): Ingest[EcmSketch] = {
-    try {
-      val kc = keyCol
-      if (kc.ordinal >= 0) {
-        if (!input.isNullAt(kc.ordinal)) addRow(buffer, Hashing.fingerprintLong(kc.read(input)), input)
-      } else {
-        val k = key.eval(input)
-        if (k != null) addRow(buffer, KeyPrint(keyKind, k), input)
-      }
-    } catch { case e: SketchException => DataErrors(fn)(throw e) }
+    try addKeyRow(buffer, keyCol, key, keyKind, input)
+    catch { case e: SketchException => DataErrors(fn)(throw e) }
     buffer
   }
 
@@ -305,9 +309,11 @@ case class DistinctAgg(item: Expression, ts: Expression, window: Expression, eps
     keyKind; spec; Bounds.checkEpsilon(eps); hashSeed; ops.create()
   }
 
-  override def update(buffer: Ingest[DistinctSketch], input: InternalRow): Ingest[DistinctSketch] = DataErrors(fn) {
-    val k = item.eval(input)
-    if (k != null) addRow(buffer, KeyPrint(keyKind, k), input)
+  @transient private lazy val itemCol = Column.key(item, keyKind)
+
+  override def update(buffer: Ingest[DistinctSketch], input: InternalRow): Ingest[DistinctSketch] = {
+    try addKeyRow(buffer, itemCol, item, keyKind, input)
+    catch { case e: SketchException => DataErrors(fn)(throw e) }
     buffer
   }
 
