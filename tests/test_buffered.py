@@ -186,8 +186,10 @@ def test_out_of_range_adds_name_the_argument(bad):
     c = ExpHistogram.create(0.1, window=1000)
     with pytest.raises(SketchError, match=f"{what} must fit in a BIGINT"):
         c.add(bad.get("ts", 5), bad.get("value", 1))
-    with pytest.raises(SketchError, match="max_bytes must be a positive BIGINT"):
+    with pytest.raises(SketchError, match="max_bytes must fit in a BIGINT"):
         EcmSketch.create(window=1000, max_bytes=2 ** 70)
+    with pytest.raises(SketchError, match="max_bytes must be a positive BIGINT"):
+        EcmSketch.create(window=1000, max_bytes=0)
 
 
 @pytest.mark.parametrize("cls", [ExpHistogram, DetWave])

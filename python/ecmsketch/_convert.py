@@ -67,42 +67,87 @@ def py_value(v: Any) -> Any:
     return v
 
 
-def as_int(x: Any, what: str) -> int:
-    """An exact integer (ints, numpy integers, integral floats); anything else is refused."""
+def as_int(x: Any, what: str, lo: int = _LONG_MIN, hi: int = _LONG_MAX) -> int:
+    """An exact integer in [lo, hi] (default: a BIGINT) from an int, numpy integer or integral float;
+    anything else is refused."""
     if isinstance(x, bool):
         raise SketchError(f"{what} must be an integer, got {x!r}")
     if isinstance(x, (int, np.integer)):
-        return int(x)
-    if isinstance(x, (float, np.floating)) and float(x).is_integer():
-        return int(x)
-    raise SketchError(f"{what} must be an integer, got {x!r}")
+        v = int(x)
+    elif isinstance(x, (float, np.floating)) and float(x).is_integer():
+        v = int(x)
+    else:
+        raise SketchError(f"{what} must be an integer, got {x!r}")
+    if not lo <= v <= hi:
+        if (lo, hi) == (_LONG_MIN, _LONG_MAX):
+            raise SketchError(f"{what} must fit in a BIGINT (64-bit signed integer), got {v}")
+        raise SketchError(f"{what} must be in [{lo}, {hi}], got {v}")
+    return v
+
+
+def as_jint(x: Any, what: str) -> int:
+    """An exact integer that fits in a Java int (the JVM checks the range each parameter takes)."""
+    v = as_int(x, what)
+    if not -2 ** 31 <= v < 2 ** 31:
+        raise SketchError(f"{what} must fit in a 32-bit INT, got {v}")
+    return v
 
 
 def int_array(a: Any, what: str) -> np.ndarray:
-    """A batch of exact integers as int64 (integral floats accepted, anything else refused)."""
+    """A one-dimensional batch of exact integers as int64 (integral floats accepted); anything else,
+    and values outside the BIGINT range, are refused."""
     arr = np.asarray(a)
+    if arr.ndim != 1:
+        raise SketchError(f"{what} must be a one-dimensional sequence, got an array of shape {arr.shape}")
+    if len(arr) == 0:
+        return arr.astype(np.int64)
     if arr.dtype.kind == "i":
         return arr.astype(np.int64, copy=False)
     if arr.dtype.kind == "u":
+        top = int(arr.max())
+        if top > _LONG_MAX:
+            raise SketchError(f"{what} must fit in a BIGINT (64-bit signed integer), got {top}")
         return arr.astype(np.int64)
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(np.floor(arr) == arr):
             raise SketchError(f"{what} must be integers; got non-integral values")
+        # 2^63 is exactly representable, and the first float past the BIGINT range
+        bad = arr[(arr < -2.0 ** 63) | (arr >= 2.0 ** 63)]
+        if len(bad):
+            raise SketchError(f"{what} must fit in a BIGINT (64-bit signed integer), got {bad[0]!r}")
         return arr.astype(np.int64)
     if arr.dtype.kind == "b":
         raise SketchError(f"{what} must be integers, got booleans")
-    if arr.dtype == object and len(arr):
+    if arr.dtype == object:
         return np.array([as_int(x, what) for x in arr], dtype=np.int64)
-    if len(arr) == 0:
-        return arr.astype(np.int64)
     raise SketchError(f"{what} must be integers, got dtype {arr.dtype}")
+
+
+def ticks_array(timestamps: Any, micros: bool) -> np.ndarray:
+    """A batch of timestamps as int64 ticks: ints (or integral floats), or, for a sketch of
+    TIMESTAMPs (``micros``), also datetimes and datetime64 (taken as microseconds since the epoch)."""
+    ts = np.asarray(timestamps)
+    dated = ts.dtype.kind == "M" or (ts.dtype == object and ts.ndim == 1 and any(isinstance(t, _dt.datetime) for t in ts))
+    if dated and not micros:
+        raise SketchError("timestamps are datetimes but the sketch counts integer ticks; give ints "
+                          "(or create the sketch with timestamps='timestamp')")
+    if ts.dtype.kind == "M":
+        if ts.ndim != 1:
+            raise SketchError(f"timestamps must be a one-dimensional sequence, got an array of shape {ts.shape}")
+        if np.isnat(ts).any():
+            raise SketchError("timestamps must not be NaT")
+        return ts.astype("datetime64[us]").astype(np.int64)
+    if dated:
+        return np.array([as_int(datetime_micros(t), "timestamps") if isinstance(t, _dt.datetime) else as_int(t, "timestamps")
+                         for t in ts], dtype=np.int64)
+    return int_array(ts, "timestamps")
 
 
 def as_bytes(x: Any) -> bytes:
     """Serialized sketch bytes (bytes, bytearray or memoryview) as bytes."""
     if isinstance(x, (bytes, bytearray, memoryview)):
         return bytes(x)
-    raise TypeError(f"expected bytes, got {type(x).__name__}")
+    raise SketchError(f"a serialized sketch must be bytes, bytearray or memoryview, got {type(x).__name__}")
 
 
 # --------------------------------------------------------------------------------------------- keys
@@ -241,17 +286,12 @@ def jvm_keys(keys: Any, what: str = "key", *, single: bool = False) -> JvmKeys:
 # ------------------------------------------------------------------------------ batches and options
 
 
-def sorted_batch(timestamps: Any, values: Any, last_ts: Optional[int],
+def sorted_batch(timestamps: Any, values: Any, last_ts: Optional[int], micros: bool,
                  sorted_as_none: bool = False) -> Tuple[Optional[np.ndarray], np.ndarray, Optional[np.ndarray]]:
-    """Timestamps (ints, integral floats, datetimes or datetime64) and optional weights of a batch:
-    checked, and sorted by timestamp. Returns (the sorting permutation, sorted ticks, sorted weights);
-    with ``sorted_as_none``, a batch already in order comes back as it is, with permutation None."""
-    ts = np.asarray(timestamps)
-    if ts.dtype.kind == "M":
-        ts = ts.astype("datetime64[us]").astype(np.int64)
-    elif ts.dtype == object and len(ts) and isinstance(ts.flat[0], _dt.datetime):
-        ts = np.array([datetime_micros(t) for t in ts], dtype=np.int64)
-    ts = int_array(ts, "timestamps")
+    """Timestamps (see :func:`ticks_array`) and optional weights of a batch: checked, and sorted by
+    timestamp. Returns (the sorting permutation, sorted ticks, sorted weights); with
+    ``sorted_as_none``, a batch already in order comes back as it is, with permutation None."""
+    ts = ticks_array(timestamps, micros)
     vs = None if values is None else int_array(values, "values")
     if vs is not None and len(vs) != len(ts):
         raise SketchError(f"timestamps and values differ in length: {len(ts)} vs {len(vs)}")
@@ -279,10 +319,11 @@ def micros_and_type(timestamps: str, window_type: str) -> bool:
 
 
 def levels(merge_levels: Any) -> int:
-    """The merge levels to plan for: Spark's own merge plus ``merge_levels`` further ones."""
-    if isinstance(merge_levels, bool) or not isinstance(merge_levels, int) or merge_levels < 0:
-        raise SketchError(f"merge_levels must be a non-negative int, got {merge_levels!r}")
-    return 1 + merge_levels
+    """The merge levels to plan for: Spark's own merge plus ``merge_levels`` further ones
+    (``merge_levels`` in [0, 63], as SQL takes it)."""
+    if isinstance(merge_levels, bool) or not isinstance(merge_levels, (int, np.integer)):
+        raise SketchError(f"merge_levels must be an integer in [0, 63], got {merge_levels!r}")
+    return 1 + as_int(merge_levels, "merge_levels", 0, 63)
 
 
 def arrivals(max_arrivals: Any) -> int:

@@ -1,9 +1,12 @@
-"""Conversions of Python time values to sketch ticks (microseconds for TIMESTAMP sketches)."""
+"""Conversions of Python time values to sketch ticks (microseconds for TIMESTAMP sketches). Bad
+values raise :class:`ecmsketch.SketchError` naming the argument."""
 from __future__ import annotations
 
 import datetime as _dt
 import re
 from typing import Optional, Union
+
+from . import SketchError
 
 TimeLike = Union[int, _dt.datetime]
 RangeLike = Union[int, str, _dt.timedelta]
@@ -17,6 +20,16 @@ _UNITS = {
     "d": 86_400_000_000, "day": 86_400_000_000, "days": 86_400_000_000,
     "week": 604_800_000_000, "weeks": 604_800_000_000,
 }
+
+
+_I64_MIN, _I64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
+def _bigint(v: int, what: str) -> int:
+    """``v`` if it fits in a BIGINT (the JVM's long), else a SketchError naming ``what``."""
+    if not _I64_MIN <= v <= _I64_MAX:
+        raise SketchError(f"{what} must fit in a BIGINT (64-bit signed integer), got {v}")
+    return v
 
 
 def timedelta_micros(d: _dt.timedelta) -> int:
@@ -36,38 +49,38 @@ def parse_interval(s: str) -> int:
     parts = re.findall(r"(\d+(?:\.\d+)?)\s*([a-zA-Z]+)", s)
     rest = re.sub(r"(\d+(?:\.\d+)?)\s*([a-zA-Z]+)", "", s).strip()
     if not parts or rest:
-        raise ValueError(f"cannot parse {s!r} as an interval such as '10 minutes'")
+        raise SketchError(f"cannot parse {s!r} as an interval such as '10 minutes'")
     total = 0
     for num, unit in parts:
         u = _UNITS.get(unit.lower())
         if u is None:
-            raise ValueError(f"unknown interval unit {unit!r} in {s!r} (months and years have no fixed length)")
+            raise SketchError(f"unknown interval unit {unit!r} in {s!r} (months and years have no fixed length)")
         total += round(float(num) * u)
     return total
 
 
-def range_ticks(r: Optional[RangeLike], micros: bool) -> Optional[int]:
+def range_ticks(r: Optional[RangeLike], micros: bool, what: str = "range") -> Optional[int]:
     """A query range in the sketch's ticks; None means the whole window."""
     if r is None:
         return None
     if isinstance(r, bool):
-        raise TypeError("range must be an int, a timedelta or an interval string")
+        raise SketchError(f"{what} must be an int, a timedelta or an interval string, got {r!r}")
     if isinstance(r, _dt.timedelta):
         if not micros:
-            raise ValueError("range is a timedelta but the sketch counts integer ticks; give an int")
-        return timedelta_micros(r)
+            raise SketchError(f"{what} is a timedelta but the sketch counts integer ticks; give an int")
+        return _bigint(timedelta_micros(r), what)
     if isinstance(r, str):
         if micros:
-            return parse_interval(r)
+            return _bigint(parse_interval(r), what)
         try:
-            return int(r)
+            return _bigint(int(r), what)
         except ValueError:
-            raise ValueError(f"range {r!r} must be a number of ticks for a sketch of integer timestamps") from None
+            raise SketchError(f"{what} {r!r} must be a number of ticks for a sketch of integer timestamps") from None
     if isinstance(r, int) or hasattr(r, "__index__"):
         if micros:
-            raise ValueError("range for a sketch of timestamps must be a timedelta or a string such as '10 minutes'")
-        return int(r)
-    raise TypeError(f"range must be an int, a timedelta or an interval string, got {type(r).__name__}")
+            raise SketchError(f"{what} for a sketch of timestamps must be a timedelta or a string such as '10 minutes'")
+        return _bigint(int(r), what)
+    raise SketchError(f"{what} must be an int, a timedelta or an interval string, got {type(r).__name__}")
 
 
 def time_ticks(t: Optional[TimeLike], micros: bool, what: str = "now") -> Optional[int]:
@@ -76,15 +89,15 @@ def time_ticks(t: Optional[TimeLike], micros: bool, what: str = "now") -> Option
         return None
     if isinstance(t, _dt.datetime):
         if not micros:
-            raise ValueError(f"{what} is a datetime but the sketch counts integer ticks; give an int")
-        return datetime_micros(t)
+            raise SketchError(f"{what} is a datetime but the sketch counts integer ticks; give an int")
+        return _bigint(datetime_micros(t), what)
     if isinstance(t, bool):
-        raise TypeError(f"{what} must be an int or a datetime")
+        raise SketchError(f"{what} must be an int or a datetime, got {t!r}")
     if isinstance(t, int) or hasattr(t, "__index__"):
-        return int(t)
+        return _bigint(int(t), what)
     if isinstance(t, float) and t.is_integer():
-        return int(t)
-    raise TypeError(f"{what} must be an int or a datetime, got {t!r}")
+        return _bigint(int(t), what)
+    raise SketchError(f"{what} must be an int or a datetime, got {t!r}")
 
 
 def window_ticks(w: Optional[RangeLike], micros: bool) -> int:
@@ -93,8 +106,8 @@ def window_ticks(w: Optional[RangeLike], micros: bool) -> int:
         return 2**63 - 1
     if isinstance(w, str) and w.strip().lower() == "unbounded":
         return 2**63 - 1
-    r = range_ticks(w, micros)
+    r = range_ticks(w, micros, "window")
     assert r is not None
     if r <= 0:
-        raise ValueError(f"window must be positive, got {w!r}")
+        raise SketchError(f"window must be positive, got {w!r}")
     return r

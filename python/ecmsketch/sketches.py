@@ -12,15 +12,14 @@ every key (or distinct-count value), single or in a batch, goes through ``_conve
 """
 from __future__ import annotations
 
-import datetime as _dt
-from typing import Any, Dict, Iterable, List, Optional, Union
+from typing import Any, Dict, Iterable, List, Optional, Type, TypeVar, Union
 
 import numpy as np
 
 from . import SketchError
 from . import _jvm
-from ._convert import (LONGS, arrivals, as_int, call, decode, int_array, jbytes, jlong, jvm_array, jvm_keys, levels,
-                       longs, micros_and_type, py_value, sorted_batch)
+from ._convert import (LONGS, arrivals, as_int, as_jint, call, decode, int_array, jbytes, jlong, jvm_array, jvm_keys,
+                       levels, longs, micros_and_type, py_value, sorted_batch, ticks_array)
 from ._units import RangeLike, TimeLike, range_ticks, time_ticks, window_ticks
 
 __all__ = ["EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch", "DyadicSketch", "DEFAULT_SEED",
@@ -30,6 +29,24 @@ __all__ = ["EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch", "DyadicSket
 DEFAULT_SEED = 0x5EED5EED
 
 Key = Union[int, str, bytes]
+_C = TypeVar("_C", bound="_Counter")
+_A = TypeVar("_A", bound="_Async")
+
+
+def _is_number(x: Any) -> bool:
+    """An int, float or numpy number (not a bool)."""
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+
+
+def _numbers(xs: Any, what: str) -> List[Any]:
+    """The items of a sequence of numbers; anything else (a str, a non-iterable) is refused."""
+    if isinstance(xs, (str, bytes)) or not hasattr(xs, "__iter__"):
+        raise SketchError(f"{what} must be a number or a sequence of numbers, got {xs!r}")
+    items = list(xs)
+    for x in items:
+        if not _is_number(x):
+            raise SketchError(f"{what} must be a number or a sequence of numbers, got an item {x!r}")
+    return items
 
 
 class _Sketch:
@@ -40,7 +57,8 @@ class _Sketch:
         return bool(self._j.spec().tsMicros())
 
     def to_bytes(self) -> bytes:
-        """The sketch in binary format v1 (docs/FORMAT.md), the same bytes SQL produces."""
+        """The sketch in the binary format of docs/FORMAT.md (its header gives the format version), the
+        same bytes SQL produces."""
         return bytes(call(_jvm.api().encode, self._j))
 
     def __bytes__(self) -> bytes:
@@ -55,8 +73,9 @@ class _Sketch:
 
     @property
     def error_bound(self) -> float:
-        """The certified relative error bound of the planned query kind at the current merge depth."""
-        return float(self._j.errorBound())
+        """The certified error bound at the current merge depth: ``info()['error_bound']``, the
+        ``error_bound`` field of SQL's ``sketch_info`` (what it bounds depends on the kind; README)."""
+        return float(self.info()["error_bound"])
 
     @property
     def merge_depth(self) -> int:
@@ -69,7 +88,7 @@ class _Sketch:
         return None if self._j.isEmpty() else int(self._j.lastTs())
 
     def _sorted_batch(self, timestamps: Any, values: Any, sorted_as_none: bool = False):
-        return sorted_batch(timestamps, values, self.last_ts, sorted_as_none)
+        return sorted_batch(timestamps, values, self.last_ts, self._micros, sorted_as_none)
 
 
 _I64_MIN, _I64_MAX = -2 ** 63, 2 ** 63 - 1
@@ -176,7 +195,10 @@ class _Buffered(_Sketch):
 
 
 def _merge_all(cls: Any, kind: str, sketches: Iterable[Any], what: str) -> Any:
-    """PyApi.merge: the cross-site merge of the registered sketch kind ``kind``."""
+    """PyApi.merge: the cross-site merge of the registered sketch kind ``kind``. A single sketch or
+    bytes object (not in a list) is one input."""
+    if isinstance(sketches, (bytes, bytearray, memoryview, _Sketch)):
+        sketches = [sketches]
     items = [s._j if isinstance(s, cls) else cls.from_bytes(s)._j for s in sketches if s is not None]
     if not items:
         raise SketchError(f"merge needs at least one {what}")
@@ -222,11 +244,11 @@ class EcmSketch(_Buffered):
             if not 0 < mb <= _I64_MAX:
                 raise SketchError(f"max_bytes must be a positive BIGINT, got {mb}")
             j = call(_jvm.api().ecmCreateWithin, window_type == "count", micros, w, mb,
-                     float(delta), optimize_for, levels(merge_levels), int(seed), cell)
+                     float(delta), optimize_for, levels(merge_levels), as_int(seed, "seed"), cell)
             return cls(j)
         epsilon = 0.05 if epsilon is None else epsilon
         j = call(_jvm.api().ecmCreateCell, window_type == "count", micros, w, float(epsilon), float(delta),
-                 optimize_for, levels(merge_levels), int(seed), cell, arrivals(max_arrivals))
+                 optimize_for, levels(merge_levels), as_int(seed, "seed"), cell, arrivals(max_arrivals))
         return cls(j)
 
     @classmethod
@@ -325,7 +347,7 @@ class _Counter(_Buffered):
     _kind = ""  # the registered sketch kind ('eh', 'dwave')
 
     @classmethod
-    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> Any:
+    def from_bytes(cls: Type[_C], data: Union[bytes, bytearray, memoryview]) -> _C:
         """Decodes (and validates) serialized bytes of this kind, e.g. a value of its SQL aggregate."""
         return cls(decode(cls._kind, data))
 
@@ -360,7 +382,7 @@ class _Counter(_Buffered):
                           jlong(time_ticks(now, self._micros))))
 
     @classmethod
-    def merge(cls, sketches: Iterable[Any]) -> Any:
+    def merge(cls: Type[_C], sketches: Iterable[Any]) -> _C:
         """Order-preserving n-way merge of sketches of this kind or their bytes (time-based windows only):
         one merge level for sketches whose rows overlap in time; exponential histograms of consecutive
         periods are laid side by side at the depth of the deepest one (docs/DESIGN.md, "Time-disjoint
@@ -430,7 +452,7 @@ class DistinctSketch(_Sketch):
         """A new empty sketch (defaults as SQL ``distinct_agg``)."""
         micros = micros_and_type(timestamps, window_type)
         j = call(_jvm.api().distinctCreate, window_type == "count", micros, window_ticks(window, micros),
-                 float(epsilon), float(delta), int(seed))
+                 float(epsilon), float(delta), as_int(seed, "seed"))
         return cls(j)
 
     @classmethod
@@ -499,8 +521,8 @@ class DyadicSketch(_Sketch):
             raise SketchError(f"cell must be 'eh' or 'dwave', got {cell!r}")
         d = float(call(_jvm.api().dyadicDeltaFor, float(delta), float(phi_min)))
         j = call(_jvm.api().dyadicCreate, window_type == "count", micros, w, float(epsilon), d,
-                 levels(merge_levels), int(seed), cell, as_int(universe_bits, "universe_bits"),
-                 as_int(candidates, "candidates"))
+                 levels(merge_levels), as_int(seed, "seed"), cell, as_jint(universe_bits, "universe_bits"),
+                 as_jint(candidates, "candidates"))
         return cls(j)
 
     @classmethod
@@ -577,13 +599,13 @@ class DyadicSketch(_Sketch):
 
     def top_k(self, k: int, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> List[Dict[str, Any]]:
         """The ``k`` keys with the largest estimates, as dicts (key, estimate, lower, upper)."""
-        return self._keys_out(call(_jvm.api().dyadicTopK, self._j, as_int(k, "k"), *self._rn(range, now)))
+        return self._keys_out(call(_jvm.api().dyadicTopK, self._j, as_jint(k, "k"), *self._rn(range, now)))
 
     def quantile(self, q: Union[float, Iterable[float]], range: Optional[RangeLike] = None,
                  now: Optional[TimeLike] = None) -> Any:
         """The q-quantile (int or float, as the keys; None for an empty range); a list of q gives a list."""
-        if not isinstance(q, (int, float, np.floating)):
-            return [self.quantile(x, range, now) for x in q]
+        if not _is_number(q):
+            return [self.quantile(x, range, now) for x in _numbers(q, "q")]
         v = call(_jvm.api().dyadicQuantile, self._j, float(q), *self._rn(range, now))
         return None if v is None else (float(v) if self._doubles else int(v))
 
@@ -653,17 +675,17 @@ class _Async(_Sketch):
                 seed: int, ids: bool, tradeoff: Optional[int]) -> Any:
         micros = micros_and_type(timestamps, "time")
         w = window_ticks(window, micros)
-        t = -1 if tradeoff is None else as_int(tradeoff, "tradeoff")
-        return cls(call(_jvm.api().asyncCreate, measure, micros, w, float(epsilon), float(delta), int(seed),
+        t = -1 if tradeoff is None else as_jint(tradeoff, "tradeoff")
+        return cls(call(_jvm.api().asyncCreate, measure, micros, w, float(epsilon), float(delta), as_int(seed, "seed"),
                         bool(ids), t))
 
     @classmethod
-    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> Any:
+    def from_bytes(cls: Type[_A], data: Union[bytes, bytearray, memoryview]) -> _A:
         """Decodes (and validates) a serialized async sketch, e.g. a value of an ``async_*_agg`` column."""
         return cls(decode("async", data))
 
     @classmethod
-    def merge(cls, sketches: Iterable[Any]) -> Any:
+    def merge(cls: Type[_A], sketches: Iterable[Any]) -> _A:
         """Lossless union of sketches (or their bytes): the bytes of one sketch over all their elements."""
         return _merge_all(cls, "async", sketches, cls.__name__)
 
@@ -676,12 +698,7 @@ class _Async(_Sketch):
         return jlong(range_ticks(range, self._micros)), jlong(time_ticks(now, self._micros))
 
     def _ticks(self, timestamps: Any) -> np.ndarray:
-        ts = np.asarray(timestamps)
-        if ts.dtype.kind == "M":
-            return ts.astype("datetime64[us]").astype(np.int64)
-        if ts.dtype == object and len(ts) and isinstance(ts.flat[0], _dt.datetime):
-            return np.array([time_ticks(t, self._micros, "ts") for t in ts], dtype=np.int64)
-        return int_array(ts, "timestamps")
+        return ticks_array(timestamps, self._micros)
 
     def _ids(self, ids: Any, n: int) -> Any:
         if (ids is None) == self.with_ids:
@@ -769,8 +786,8 @@ class AsyncQuantile(_Async):
                  now: Optional[TimeLike] = None) -> Any:
         """The q-quantile (None for an empty range); a list of q gives a list, from one sample read."""
         import jpype
-        single = isinstance(q, (int, float, np.floating, np.integer))
-        qs = [float(q)] if single else [float(x) for x in q]
+        single = _is_number(q)
+        qs = [float(q)] if single else [float(x) for x in _numbers(q, "q")]
         out = call(_jvm.api().asyncQuantiles, self._j, jpype.JArray(jpype.JDouble)(qs), *self._rn(range, now))
         res = [None if v is None else float(v) for v in out]
         return res[0] if single else res
@@ -809,7 +826,7 @@ class DecayedSketch(_Sketch):
         if resolution is not None and res <= 0:
             raise SketchError(f"resolution must be a positive integer, got {resolution!r}")
         j = call(_jvm.api().decayedCreate, decay, float(0.0 if decay_param is None else decay_param), float(epsilon),
-                 float(delta), float(constant), as_int(max_weight, "max_weight"), res, int(seed), micros)
+                 float(delta), float(constant), as_int(max_weight, "max_weight"), res, as_int(seed, "seed"), micros)
         return cls(j)
 
     @classmethod
@@ -849,7 +866,7 @@ class DecayedSketch(_Sketch):
         for name, x in (("weights", weights), ("values", values), ("ids", ids)):
             if x is not None and len(x) != n:
                 raise SketchError(f"{name} and timestamps differ in length: {len(x)} vs {n}")
-        perm, ts, ws = sorted_batch(timestamps, weights, None)
+        perm, ts, ws = sorted_batch(timestamps, weights, None, self._micros)
         vs = ws.astype(np.float64) if values is None else np.asarray(values, dtype=np.float64)[perm]
         if np.isnan(vs).any():
             raise SketchError("value must not be NaN")
