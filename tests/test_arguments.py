@@ -107,12 +107,14 @@ def test_batches_must_be_one_dimensional():
 
 
 def ecm() -> EcmSketch:
+    """A small ECM-sketch holding one row."""
     s = EcmSketch.create(0.1, 0.1, window=1000)
     s.add(1, 10)
     return s
 
 
 def dyadic() -> DyadicSketch:
+    """A small dyadic sketch of 8-bit integer keys holding one row."""
     s = DyadicSketch.create(0.2, 0.2, window=1000, universe_bits=8)
     s.add(1, 10)
     return s
@@ -157,6 +159,7 @@ def test_scalars_out_of_range_name_the_argument(name, f, fragment):
     ("dyadic q str", lambda: dyadic().quantile("0.5"), "q must be a number or a sequence of numbers, got '0.5'"),
     ("dyadic q item", lambda: dyadic().quantile([0.5, None]), "got an item None"),
     ("async q str", lambda: AsyncQuantile.create().quantile("0.5"), "q must be a number or a sequence of numbers"),
+    ("decayed value str", lambda: DecayedSketch.create().add(1, 5, value="x"), "values must be numbers"),
     ("bytes as str", lambda: EcmSketch.from_bytes("abc"), "must be bytes, bytearray or memoryview, got str"),
     ("merge of ints", lambda: EcmSketch.merge([1]), "must be bytes, bytearray or memoryview, got int"),
 ])
@@ -173,11 +176,20 @@ def test_numpy_integers_are_accepted_where_ints_are():
     assert d.quantile(np.array([0.5, 1.0])) == [d.quantile(0.5), d.quantile(1.0)]
 
 
-def test_error_bound_is_the_sketch_info_field_on_every_class():
-    for s in (ecm(), ExpHistogram.create(0.1), DetWave.create(0.1), DistinctSketch.create(), dyadic(),
-              AsyncSum.create(), AsyncQuantile.create(), DecayedSketch.create()):
-        assert s.error_bound == s.info()["error_bound"], type(s).__name__
-    assert 0 < dyadic().error_bound < 1
+def test_error_bound_works_on_every_class_and_is_the_certified_bound():
+    """error_bound is sketch_info's field on every class (dyadic, async and decayed sketches raised a
+    Java attribute error): for the ECM, EH, wave and distinct sketches the JVM sketch's own bound
+    (what the property read before), for async and decayed sketches the epsilon they were built with,
+    for a dyadic sketch its heavy-hitter bound at the current merge depth (below the epsilon asked
+    for until the planned merges happen)."""
+    for s in (ecm(), ExpHistogram.create(0.1), DetWave.create(0.1), DistinctSketch.create()):
+        assert s.error_bound == float(s._j.errorBound()), type(s).__name__
+    merged = EcmSketch.merge([ecm(), ecm()])
+    assert merged.error_bound == float(merged._j.errorBound()) > ecm().error_bound
+    for s in (AsyncSum.create(0.2), AsyncQuantile.create(0.2), DecayedSketch.create(0.2)):
+        assert s.error_bound == 0.2, type(s).__name__
+    d = dyadic()
+    assert d.error_bound == d.info()["heavy_hitter_error_bound"] and 0 < d.error_bound < 1
 
 
 def test_merge_takes_one_sketch_or_its_bytes_outside_a_list():

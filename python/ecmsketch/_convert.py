@@ -14,9 +14,7 @@ import numpy as np
 
 from . import SketchError
 from . import _jvm
-from ._units import datetime_micros
-
-_LONG_MIN, _LONG_MAX = -2 ** 63, 2 ** 63 - 1
+from ._units import I64_MAX, I64_MIN, datetime_micros, not_bigint
 
 #: The key types, named as the suffix of PyApi's batch methods (``addLongs``, ``addStrings``, ``addBytes``).
 LONGS, STRINGS, BYTES = "Longs", "Strings", "Bytes"
@@ -67,7 +65,7 @@ def py_value(v: Any) -> Any:
     return v
 
 
-def as_int(x: Any, what: str, lo: int = _LONG_MIN, hi: int = _LONG_MAX) -> int:
+def as_int(x: Any, what: str, lo: int = I64_MIN, hi: int = I64_MAX) -> int:
     """An exact integer in [lo, hi] (default: a BIGINT) from an int, numpy integer or integral float;
     anything else is refused."""
     if isinstance(x, bool):
@@ -79,8 +77,8 @@ def as_int(x: Any, what: str, lo: int = _LONG_MIN, hi: int = _LONG_MAX) -> int:
     else:
         raise SketchError(f"{what} must be an integer, got {x!r}")
     if not lo <= v <= hi:
-        if (lo, hi) == (_LONG_MIN, _LONG_MAX):
-            raise SketchError(f"{what} must fit in a BIGINT (64-bit signed integer), got {v}")
+        if (lo, hi) == (I64_MIN, I64_MAX):
+            raise not_bigint(what, v)
         raise SketchError(f"{what} must be in [{lo}, {hi}], got {v}")
     return v
 
@@ -105,8 +103,8 @@ def int_array(a: Any, what: str) -> np.ndarray:
         return arr.astype(np.int64, copy=False)
     if arr.dtype.kind == "u":
         top = int(arr.max())
-        if top > _LONG_MAX:
-            raise SketchError(f"{what} must fit in a BIGINT (64-bit signed integer), got {top}")
+        if top > I64_MAX:
+            raise not_bigint(what, top)
         return arr.astype(np.int64)
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(np.floor(arr) == arr):
@@ -114,7 +112,7 @@ def int_array(a: Any, what: str) -> np.ndarray:
         # 2^63 is exactly representable, and the first float past the BIGINT range
         bad = arr[(arr < -2.0 ** 63) | (arr >= 2.0 ** 63)]
         if len(bad):
-            raise SketchError(f"{what} must fit in a BIGINT (64-bit signed integer), got {bad[0]!r}")
+            raise not_bigint(what, float(bad[0]))
         return arr.astype(np.int64)
     if arr.dtype.kind == "b":
         raise SketchError(f"{what} must be integers, got booleans")
@@ -199,7 +197,7 @@ def _type_name(k: Any) -> str:
 
 def _check_bigint(ints: Iterable[int], what: str, single: bool) -> None:
     ints = list(ints)
-    bad = [k for k in ints if k < _LONG_MIN or k > _LONG_MAX]
+    bad = [k for k in ints if k < I64_MIN or k > I64_MAX]
     if bad:
         if single:
             raise SketchError(f"{what} must be an integer that fits in BIGINT, got {bad[0]}")

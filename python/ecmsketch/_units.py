@@ -22,13 +22,19 @@ _UNITS = {
 }
 
 
-_I64_MIN, _I64_MAX = -2 ** 63, 2 ** 63 - 1
+#: The BIGINT (the JVM's long) range, which every integer passed to the JVM must fit.
+I64_MIN, I64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
-def _bigint(v: int, what: str) -> int:
-    """``v`` if it fits in a BIGINT (the JVM's long), else a SketchError naming ``what``."""
-    if not _I64_MIN <= v <= _I64_MAX:
-        raise SketchError(f"{what} must fit in a BIGINT (64-bit signed integer), got {v}")
+def not_bigint(what: str, v: object) -> SketchError:
+    """The error for a value ``v`` of ``what`` beyond the BIGINT range."""
+    return SketchError(f"{what} must fit in a BIGINT (64-bit signed integer), got {v}")
+
+
+def bigint(v: int, what: str) -> int:
+    """``v`` if it fits in a BIGINT, else a SketchError naming ``what``."""
+    if not I64_MIN <= v <= I64_MAX:
+        raise not_bigint(what, v)
     return v
 
 
@@ -68,18 +74,18 @@ def range_ticks(r: Optional[RangeLike], micros: bool, what: str = "range") -> Op
     if isinstance(r, _dt.timedelta):
         if not micros:
             raise SketchError(f"{what} is a timedelta but the sketch counts integer ticks; give an int")
-        return _bigint(timedelta_micros(r), what)
+        return bigint(timedelta_micros(r), what)
     if isinstance(r, str):
         if micros:
-            return _bigint(parse_interval(r), what)
+            return bigint(parse_interval(r), what)
         try:
-            return _bigint(int(r), what)
+            return bigint(int(r), what)
         except ValueError:
             raise SketchError(f"{what} {r!r} must be a number of ticks for a sketch of integer timestamps") from None
     if isinstance(r, int) or hasattr(r, "__index__"):
         if micros:
             raise SketchError(f"{what} for a sketch of timestamps must be a timedelta or a string such as '10 minutes'")
-        return _bigint(int(r), what)
+        return bigint(int(r), what)
     raise SketchError(f"{what} must be an int, a timedelta or an interval string, got {type(r).__name__}")
 
 
@@ -90,13 +96,13 @@ def time_ticks(t: Optional[TimeLike], micros: bool, what: str = "now") -> Option
     if isinstance(t, _dt.datetime):
         if not micros:
             raise SketchError(f"{what} is a datetime but the sketch counts integer ticks; give an int")
-        return _bigint(datetime_micros(t), what)
+        return bigint(datetime_micros(t), what)
     if isinstance(t, bool):
         raise SketchError(f"{what} must be an int or a datetime, got {t!r}")
     if isinstance(t, int) or hasattr(t, "__index__"):
-        return _bigint(int(t), what)
+        return bigint(int(t), what)
     if isinstance(t, float) and t.is_integer():
-        return _bigint(int(t), what)
+        return bigint(int(t), what)
     raise SketchError(f"{what} must be an int or a datetime, got {t!r}")
 
 

@@ -20,7 +20,7 @@ from . import SketchError
 from . import _jvm
 from ._convert import (LONGS, arrivals, as_int, as_jint, call, decode, int_array, jbytes, jlong, jvm_array, jvm_keys,
                        levels, longs, micros_and_type, py_value, sorted_batch, ticks_array)
-from ._units import RangeLike, TimeLike, range_ticks, time_ticks, window_ticks
+from ._units import I64_MAX as _I64_MAX, I64_MIN as _I64_MIN, RangeLike, TimeLike, range_ticks, time_ticks, window_ticks
 
 __all__ = ["EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch", "DyadicSketch", "DEFAULT_SEED",
            "AsyncSum", "AsyncQuantile", "DecayedSketch"]
@@ -91,7 +91,6 @@ class _Sketch:
         return sorted_batch(timestamps, values, self.last_ts, self._micros, sorted_as_none)
 
 
-_I64_MIN, _I64_MAX = -2 ** 63, 2 ** 63 - 1
 _ONE = 1  # the default weight: ``value is _ONE`` (not 1.0, True or a numpy integer) takes the fast path
 #: Single adds buffered before one crossing to the JVM.
 BUFFER_ROWS = 1 << 16
@@ -166,11 +165,7 @@ class _Buffered(_Sketch):
         t = time_ticks(ts, self._mic, "ts")
         if t is None:
             raise SketchError("ts must not be None")
-        if not _I64_MIN <= t <= _I64_MAX:
-            raise SketchError(f"ts must fit in a BIGINT (64-bit signed integer), got {t}")
-        v = as_int(value, "value")
-        if not _I64_MIN <= v <= _I64_MAX:
-            raise SketchError(f"value must fit in a BIGINT (64-bit signed integer), got {v}")
+        v = as_int(value, "value")  # time_ticks and as_int refuse values beyond BIGINT, naming them
         pending = len(self._bt) + self._bw
         if (kind is None or kind != self._bkind or not self._bmin <= t <= _I64_MAX or not 0 <= v <= _DIRECT_WEIGHT
                 or pending + v > _DIRECT_WEIGHT):
@@ -867,7 +862,10 @@ class DecayedSketch(_Sketch):
             if x is not None and len(x) != n:
                 raise SketchError(f"{name} and timestamps differ in length: {len(x)} vs {n}")
         perm, ts, ws = sorted_batch(timestamps, weights, None, self._micros)
-        vs = ws.astype(np.float64) if values is None else np.asarray(values, dtype=np.float64)[perm]
+        try:
+            vs = ws.astype(np.float64) if values is None else np.asarray(values, dtype=np.float64)[perm]
+        except (TypeError, ValueError):
+            raise SketchError("values must be numbers") from None
         if np.isnan(vs).any():
             raise SketchError("value must not be NaN")
         idl = None if ids is None else (ids[perm] if isinstance(ids, np.ndarray) else [ids[int(i)] for i in perm])
