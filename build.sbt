@@ -21,7 +21,7 @@ val Only213Suites = Set("GoldenSuite.scala", "CodecSuite.scala", "FormatVersions
   "DistinctSketchSuite.scala", "TimeDisjointSuite.scala")
 
 ThisBuild / organization := "io.ecmsketch"
-ThisBuild / version := "0.1.0"
+ThisBuild / version := "0.2.0"
 ThisBuild / scalaVersion := scala213
 ThisBuild / crossScalaVersions := Seq(scala213, scala212)
 

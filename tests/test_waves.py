@@ -461,10 +461,10 @@ def test_batch_values_that_would_change_are_refused():
 
 def test_randomized_wave_memory_is_bounded_by_parameters():
     with pytest.raises(SketchError, match="more than the supported"):
-        DistinctSketch.create(0.01, 0.01, 100)
-    d = DistinctSketch.create(0.01, 0.05, 100)  # 23 instances of 360,000 items: within the bound
+        DistinctSketch.create(0.01, 1e-20, 100)  # 55 instances of 360,000 items
+    d = DistinctSketch.create(0.01, 0.05, 100)  # 3 instances of 360,000 items: within the bound
     info = d.info()
-    assert (info["epsilon"], info["delta"], info["wave_capacity"], info["wave_instances"]) == (0.01, 0.05, 360_000, 23)
+    assert (info["epsilon"], info["delta"], info["wave_capacity"], info["wave_instances"]) == (0.01, 0.05, 360_000, 3)
     # and it counts: 5000 values, each 4 times, 50 per tick; fewer than the capacity, so exactly
     values = np.arange(20_000) % 5_000
     ts = np.arange(20_000) // 50

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Optional
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: The class to put in ``spark.sql.extensions``.
 EXTENSION_CLASS = "ecmsketch.spark.EcmSketchExtensions"

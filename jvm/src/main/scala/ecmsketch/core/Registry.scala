@@ -88,6 +88,12 @@ object CellParams {
   final val Unbounded = Long.MaxValue
 }
 
+/** The cell parameters read from an ECM-sketch header: max_arrivals, the cell delta, and the
+  * family that reads the cells when their bytes follow an older plan than the sketch's family
+  * (`reader(family)`; the family itself by default).
+  */
+final case class CellHeader(maxArrivals: Long, cellDelta: Double, reader: CellFamily => CellFamily = identity)
+
 /** What an ECM-sketch's header holds besides the cell parameters, for a cell kind's checks. */
 final case class EcmCellContext(cellEpsilon: Double, window: Long, seed: Long, delta: Double, depth: Int,
                                 pointQueries: Boolean)
@@ -107,8 +113,8 @@ abstract class CellKind(val id: Int, val name: String) {
   def family(p: CellParams): CellFamily
   /** Writes the cell parameters of an ECM-sketch header (nothing by default). */
   def writeParams(f: CellFamily, out: ByteWriter): Unit = ()
-  /** Reads them back, validated; returns (maxArrivals, cellDelta). */
-  def readParams(in: ByteReader, c: EcmCellContext): (Long, Double) = (CellParams.Unbounded, 0.0)
+  /** Reads them back, validated. */
+  def readParams(in: ByteReader, c: EcmCellContext): CellHeader = CellHeader(CellParams.Unbounded, 0.0)
   /** The cell fields of `sketch_info` (max_arrivals, cell_delta, wave_capacity, wave_instances). */
   def info(f: CellFamily): Map[String, Any] = Map.empty
   /** max_arrivals of a merge of several contributing sketches (see DwConfig.mergedArrivals). */

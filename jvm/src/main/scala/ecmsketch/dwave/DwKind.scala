@@ -1,6 +1,6 @@
 package ecmsketch.dwave
 
-import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, CellKind, CellParams, Codec, EcmCellContext, SketchException,
+import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, CellHeader, CellKind, CellParams, Codec, EcmCellContext, SketchException,
   SketchHeader, OneCellKind}
 
 /** The stand-alone deterministic wave (sketch kind 3): max_arrivals (i64), then one wave cell. */
@@ -37,7 +37,7 @@ object DwCellKind extends CellKind(CellFamily.DetWaveId, "dwave") {
   def minCellEpsilon: Double = DwConfig.MinEpsilon
   def family(p: CellParams): CellFamily = new DwCells(DwConfig(p.cellEpsilon, p.window, p.maxArrivals))
   override def writeParams(f: CellFamily, out: ByteWriter): Unit = out.putLong(config(f).maxArrivals)
-  override def readParams(in: ByteReader, c: EcmCellContext): (Long, Double) = (readMaxArrivals(in), 0.0)
+  override def readParams(in: ByteReader, c: EcmCellContext): CellHeader = CellHeader(readMaxArrivals(in), 0.0)
   override def info(f: CellFamily): Map[String, Any] = Map("max_arrivals" -> arrivals(config(f).maxArrivals))
   override def mergedArrivals(us: Seq[Long], sameStream: Boolean): Long = DwConfig.mergedArrivals(us, sameStream)
 

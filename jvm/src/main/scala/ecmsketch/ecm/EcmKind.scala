@@ -53,13 +53,13 @@ object EcmKind extends SketchKind[EcmSketch](2, "ecm") {
     val keyType = in.getByte("key type")
     if (keyType > KeyType.Binary) throw new SketchException(s"corrupt sketch: unknown key type $keyType")
     val kind = QueryKind.fromId(in.getByte("optimize_for"))
-    val (maxArrivals, cellDelta) = Registry.cellKindOrFail(c.cellKind).readParams(in,
+    val cells = Registry.cellKindOrFail(c.cellKind).readParams(in,
       EcmCellContext(c.cellEpsilon, c.spec.window, seed, delta, depth, pointQueries = kind == QueryKind.Point))
     val n = width * depth
     if (in.remaining < n) throw new SketchException(s"corrupt sketch: truncated: $n cells need at least $n bytes, ${in.remaining} left")
-    val plan = EcmPlan(c.epsilon, delta, kind, c.levels, c.cellEpsilon, cmEps, width, depth, c.cellKind, cellDelta)
-    val params = EcmParams(c.spec, plan, seed, maxArrivals)
-    EcmSketch.decodeCells(params, keyType, in, c)
+    val plan = EcmPlan(c.epsilon, delta, kind, c.levels, c.cellEpsilon, cmEps, width, depth, c.cellKind, cells.cellDelta)
+    val params = EcmParams(c.spec, plan, seed, cells.maxArrivals)
+    EcmSketch.decodeCells(params, keyType, in, c, cells.reader)
   }
 
   /** 2 when a cell is segmented (a time-disjoint merge's), else 1; on the sketch's clock, as written. */

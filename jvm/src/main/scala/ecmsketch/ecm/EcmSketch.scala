@@ -488,14 +488,16 @@ object EcmSketch {
   /** Reads the width x depth cells of a sketch with `params` (EcmKind.decodeBody), checking them
     * against the header `c`.
     */
-  private[ecm] def decodeCells(params: EcmParams, keyType: Int, in: ByteReader, c: SketchHeader): EcmSketch = {
+  private[ecm] def decodeCells(params: EcmParams, keyType: Int, in: ByteReader, c: SketchHeader,
+                                reader: CellFamily => CellFamily = identity): EcmSketch = {
     val family = familyFor(params)
+    val cellReader = reader(family)
     val width = params.width; val depth = params.depth
     val n = width * depth
     val cells = new Array[WindowCounter](n)
     var i = 0
     while (i < n) {
-      val cell = family.read(in, c.firstTs, c.lastTs)
+      val cell = cellReader.read(in, c.firstTs, c.lastTs)
       c.checkEmptyCell(cell)
       cells(i) = cell
       i += 1

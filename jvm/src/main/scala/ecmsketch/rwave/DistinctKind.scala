@@ -1,6 +1,6 @@
 package ecmsketch.rwave
 
-import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, CellKind, CellParams, Codec, EcmCellContext, KeyType,
+import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, CellHeader, CellKind, CellParams, Codec, EcmCellContext, KeyType,
   SketchException, SketchHeader, OneCellKind}
 
 /** The distinct-count sketch (sketch kind 4): delta (f64), seed (i64), key type (u8), queue
@@ -28,8 +28,8 @@ object DistinctKind extends OneCellKind[DistinctSketch](4, "distinct", CellFamil
     val seed = in.getLong("seed")
     val keyType = in.getByte("key type")
     if (keyType > KeyType.Binary) throw new SketchException(s"corrupt sketch: unknown key type $keyType")
-    val cfg = RwCellKind.readConfig(in, c.epsilon, delta, c.spec.window, seed)
-    val wave = c.readSingleCell(in, new RwCells(cfg))(new RandWave(cfg))
+    val (cfg, stored) = RwCellKind.readConfig(in, c.epsilon, delta, c.spec.window, seed)
+    val wave = c.readSingleCell(in, new RwCells(cfg, stored))(new RandWave(cfg))
     DistinctSketch.restore(c.spec, cfg, wave, keyType)
   }
 
@@ -57,7 +57,7 @@ object RwCellKind extends CellKind(CellFamily.RandWaveId, "rwave") {
     out.putDouble(c.delta); out.putInt(c.capacity); out.putShort(c.instances)
   }
 
-  override def readParams(in: ByteReader, c: EcmCellContext): (Long, Double) = {
+  override def readParams(in: ByteReader, c: EcmCellContext): CellHeader = {
     if (!c.pointQueries) throw new SketchException("corrupt sketch: randomized-wave cells with optimize_for inner_product")
     val needD2 = math.max(1.0, math.ceil(math.log(2.0 / c.delta) - 1e-9))
     if (c.depth < needD2)
@@ -65,8 +65,8 @@ object RwCellKind extends CellKind(CellFamily.RandWaveId, "rwave") {
     val cellDelta = in.getDouble("cell delta")
     if (!(cellDelta > 0 && cellDelta <= c.delta / (2.0 * c.depth)))
       throw new SketchException(s"corrupt sketch: cell delta $cellDelta outside (0, delta/(2 depth)]")
-    readConfig(in, c.cellEpsilon, cellDelta, c.window, c.seed)
-    (CellParams.Unbounded, cellDelta)
+    val (cfg, stored) = readConfig(in, c.cellEpsilon, cellDelta, c.window, c.seed)
+    CellHeader(CellParams.Unbounded, cellDelta, f => if (stored == cfg.instances) f else new RwCells(cfg, stored))
   }
 
   override def info(f: CellFamily): Map[String, Any] = info(config(f))
@@ -79,16 +79,22 @@ object RwCellKind extends CellKind(CellFamily.RandWaveId, "rwave") {
     case other => throw new SketchException(s"${other.name} cells where randomized-wave cells were expected")
   }
 
-  /** Reads and checks the randomized-wave parameters against what the config derives from them. */
-  private[rwave] def readConfig(in: ByteReader, eps: Double, delta: Double, window: Long, seed: Long): RwConfig = {
+  /** Reads and checks the randomized-wave parameters against what the config derives from them;
+    * returns the config and the number of instances the bytes hold: the config's, or the larger
+    * count that sketches written by version 0.1.0 planned for the same delta
+    * ([[RwConfig.legacyInstances]]), whose first `cfg.instances` instances the reader keeps.
+    */
+  private[rwave] def readConfig(in: ByteReader, eps: Double, delta: Double, window: Long, seed: Long): (RwConfig, Int) = {
     val cfg = try RwConfig(eps, delta, window, seed) catch {
       case e: SketchException => throw new SketchException(s"corrupt sketch: ${e.getMessage}")
     }
     val cap = in.getInt("queue capacity")
     val inst = in.getShort("instances")
-    if (cap != cfg.capacity || inst != cfg.instances)
+    val legacy = cfg.legacyInstances
+    if (cap != cfg.capacity || (inst != cfg.instances && inst != legacy))
       throw new SketchException(s"corrupt sketch: randomized-wave capacity $cap and instances $inst do not match " +
-        s"epsilon $eps and delta $delta (expected ${cfg.capacity} and ${cfg.instances})")
-    cfg
+        s"epsilon $eps and delta $delta (expected ${cfg.capacity} and ${cfg.instances}" +
+        (if (legacy > 0 && legacy != cfg.instances) s", or $legacy as written by version 0.1.0)" else ")"))
+    (cfg, inst)
   }
 }

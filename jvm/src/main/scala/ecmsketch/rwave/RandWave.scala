@@ -17,11 +17,20 @@ final case class RwConfig(epsilon: Double, delta: Double, window: Long, seed: Lo
   SketchException.require(window > 0, s"window must be positive, got $window")
   /** Queue capacity per level: ceil(c / epsilon^2), c = 36. */
   val capacity: Int = math.ceil(RwConfig.C / (epsilon * epsilon) * (1.0 - 1e-12)).toInt
+  /** Upper bound on the probability that one instance's estimate misses by more than epsilon
+    * ([[RwConfig.instanceFailureBound]], docs/rwave.md "Instances"): about 0.09 at epsilon 0.1.
+    */
+  def instanceFailure: Double = RwConfig.instanceFailure(epsilon)
   /** Number of independent instances (odd); the estimate is their median. */
-  val instances: Int = RwConfig.instancesFor(delta)
+  val instances: Int = RwConfig.instancesFor(delta, instanceFailure)
   SketchException.require(instances.toLong * capacity <= RwConfig.MaxItems,
     s"randomized waves with epsilon $epsilon and delta $delta need $instances instances of $capacity items per level " +
       s"(${instances.toLong * capacity} in all), more than the supported ${RwConfig.MaxItems}: raise epsilon or delta")
+  /** The number of instances that sketches written by version 0.1.0 have for this delta (each
+    * instance bounded by GT's 1/3 alone), or -1 if there is none (more than [[RwConfig.MaxInstances]]).
+    * Decoders read those sketches and keep their first [[instances]] instances.
+    */
+  def legacyInstances: Int = RwConfig.legacyInstances(delta)
   def unbounded: Boolean = window == Long.MaxValue
 
   /** Level-hash coefficients (a_0, b_0, a_1, b_1, ...) of the instances: one pairwise-independent
@@ -51,17 +60,18 @@ object RwConfig {
   final val MaxItems = 1L << 24
   /** Levels are 0..MaxLevel (the level hash has a 61-bit range). */
   final val MaxLevel = 60
-  /** Largest number of instances (the smallest supported delta is [[failureProbability]](255), about 2.1e-8). */
+  /** Largest number of instances (the smallest supported delta is [[failureProbability]](255, p): 1.5e-23 at epsilon 0.99, less at smaller epsilon). */
   final val MaxInstances = 255
   /** XORed into the seed so the level hashes do not reuse the Count-Min row coefficients. */
   final val LevelSeedSalt = 0x52574156454C4556L // "RWAVELEV"
 
-  /** P[Binomial(r, 1/3) >= (r+1)/2]: the probability that the median of r instances, each wrong
-    * with probability at most 1/3 independently, is wrong. Summed exactly in log space.
+  /** P[Binomial(r, p) >= (r+1)/2]: the probability that the median of r instances, each wrong
+    * with probability at most p independently, is wrong. Summed exactly in log space.
     */
-  def failureProbability(r: Int): Double = {
+  def failureProbability(r: Int, p: Double): Double = {
     require(r >= 1 && r % 2 == 1, s"r must be odd and positive, got $r")
-    val lp = math.log(1.0 / 3.0); val lq = math.log(2.0 / 3.0)
+    require(p > 0.0 && p < 1.0, s"p must be in (0, 1), got $p")
+    val lp = math.log(p); val lq = math.log1p(-p)
     // log C(r, k) for k = 0..r
     val logs = new Array[Double](r + 1)
     var lc = 0.0
@@ -81,19 +91,105 @@ object RwConfig {
     math.exp(max + math.log(s))
   }
 
-  /** Smallest odd r with P[Binomial(r, 1/3) >= (r+1)/2] <= delta (each instance errs with
-    * probability < 1/3, GT Lemma 2/3).
+  /** Smallest odd r with P[Binomial(r, p) >= (r+1)/2] <= delta, for instances that each err with
+    * probability at most p.
     */
-  def instancesFor(delta: Double): Int = {
+  def instancesFor(delta: Double, p: Double): Int = {
     SketchException.require(!delta.isNaN && delta > 0.0 && delta < 1.0, s"delta must be in (0, 1), got $delta")
     var r = 1
     while (r <= MaxInstances) {
-      if (failureProbability(r) <= delta) return r
+      if (failureProbability(r, p) <= delta) return r
       r += 2
     }
     throw new SketchException(
       s"delta $delta is too small for a randomized wave: it would need more than $MaxInstances instances " +
-        f"(the smallest supported delta is ${failureProbability(MaxInstances)}%.3g)")
+        f"(the smallest supported delta is ${failureProbability(MaxInstances, p)}%.3g)")
+  }
+
+  /** GT Lemma 2's per-instance failure probability, which the sketches of version 0.1.0 were planned with. */
+  final val LegacyInstanceFailure: Double = 1.0 / 3.0
+
+  /** [[RwConfig.legacyInstances]]: the instances of sketches written by version 0.1.0, or -1. */
+  def legacyInstances(delta: Double): Int =
+    try instancesFor(delta, LegacyInstanceFailure) catch { case _: SketchException => -1 }
+
+  private val failureMemo = new java.util.concurrent.ConcurrentHashMap[java.lang.Double, java.lang.Double]()
+
+  /** [[instanceFailureBound]] for the level hash of this library (p = 2^61 - 1, levels 0..60) and the
+    * capacity of `epsilon`, computed once per epsilon.
+    */
+  def instanceFailure(epsilon: Double): Double =
+    failureMemo.computeIfAbsent(epsilon, _ => {
+      val cap = math.ceil(C / (epsilon * epsilon) * (1.0 - 1e-12)).toInt
+      // at most 2^63 distinct items: their mean count at level 60 (probability 2/p each) is below 8.000000001
+      Double.box(instanceFailureBound(epsilon, cap, 1.0 / Hashing.MersenneP.toDouble, 8.000000001))
+    }).doubleValue
+
+  /** An upper bound, for every number D of distinct items in the queried range, on the probability
+    * that one instance's estimate `2^l X_l` misses D by more than `epsilon * D`, where X_l is the
+    * number of the items with level >= l and l is the lowest level with X_l < `capacity` (the
+    * covering level). It uses only that the level hash is pairwise independent (or negatively
+    * correlated), so that Var X_l <= E X_l; docs/rwave.md "Instances" gives the derivation:
+    *
+    *  - P[level >= l] = 2^-l (1 + eta) for l >= 1 (eta = 1/(2^61 - 1) here); level 0 holds every
+    *    item, so X_0 = D and an answer from level 0 is exact.
+    *  - The instance errs at level l >= 1 only if X_{l-1} >= C, X_l < C and |X_l - D 2^-l| > eps D 2^-l.
+    *    With nu = D 2^-l and mu = nu (1 + eta) = E X_l, the term of level l is bounded by
+    *    T(nu) = min(A, B): A bounds P[X_l < C and |X_l - nu| > eps nu] (Chebyshev and Cantelli),
+    *    B bounds P[X_{l-1} >= C] (Cantelli, mean 2 mu).
+    *  - Summed over all levels, the bound for D is at most S(x) = sum over all integers j of
+    *    T(x 2^j) for the x in [C, 2C) with D = x 2^k; the result is the supremum of S over [C, 2C),
+    *    taken rigorously over 2048 sub-intervals (each term at its worst ends: Var grows with nu,
+    *    every deviation in A grows with nu, B's shrinks), plus the tails beyond j = +-64 and the chance
+    *    `topMean`/(topMean + (C - topMean)^2) that even the top level (60) holds C items.
+    *
+    * `eta` and `topMean` are parameters so that tests can check the bound against exact failure
+    * probabilities of the same hash family over a small field.
+    */
+  def instanceFailureBound(epsilon: Double, capacity: Int, eta: Double, topMean: Double): Double = {
+    require(epsilon > 0 && epsilon < 1 && capacity >= 1 && eta >= 0 && eta < 0.5 && topMean >= 0)
+    val c = capacity.toDouble
+    val steps = 2048
+    val span = 64
+    var sup = 0.0
+    var k = 0
+    while (k < steps) {
+      val xa = c * math.pow(2.0, k.toDouble / steps)
+      val xb = c * math.pow(2.0, (k + 1).toDouble / steps) * (1 + 1e-12)
+      var s = 0.0
+      var j = -span
+      while (j <= span) {
+        s += levelTerm(java.lang.Math.scalb(xa, j), java.lang.Math.scalb(xb, j), c, epsilon, eta)
+        j += 1
+      }
+      if (s > sup) sup = s
+      k += 1
+    }
+    // beyond |j| = 64: T(nu) <= 2 nu (1 + eta) / (C - 2 nu)^2 below and <= 1 / (nu - C) above, both
+    // summing to far less than 1e-12
+    val top = if (c > topMean) topMean / (topMean + (c - topMean) * (c - topMean)) else 1.0
+    math.min(1.0, (sup + 1e-12 + top) * (1 + 1e-9))
+  }
+
+  /** Chebyshev: P[|X - E X| >= t] <= v / t^2. */
+  private def chebyshev(v: Double, t: Double): Double = if (t <= 0) 1.0 else math.min(1.0, v / (t * t))
+  /** Cantelli (one-sided): P[X - E X >= t] <= v / (v + t^2), and the same for the lower tail. */
+  private def cantelli(v: Double, t: Double): Double = if (t <= 0) 1.0 else v / (v + t * t)
+
+  /** Upper bound of T(nu) over nu in [na, nb] (see [[instanceFailureBound]]). */
+  private def levelTerm(na: Double, nb: Double, c: Double, eps: Double, eta: Double): Double = {
+    val varB = nb * (1 + eta) // Var X_l <= E X_l, largest at nb
+    // A: X_l < min(C, (1 - eps) nu), or (1 + eps) nu < X_l < C; both deviations grow with nu
+    val muA = na * (1 + eta)
+    val tLo = muA - math.min(c, (1 - eps) * na)
+    val a =
+      if ((1 + eps) * na < c) {
+        val tHi = (1 + eps) * na - muA
+        math.min(chebyshev(varB, math.min(tLo, tHi)), cantelli(varB, tLo) + cantelli(varB, tHi))
+      } else cantelli(varB, tLo)
+    // B: X_{l-1} >= C with E X_{l-1} = 2 mu, at most 2 nb (1 + eta)
+    val b = cantelli(2 * varB, c - 2 * varB)
+    math.min(a, b)
   }
 }
 

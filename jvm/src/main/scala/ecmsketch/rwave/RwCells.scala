@@ -16,8 +16,17 @@ import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, SketchException, Wind
   * The decoder rebuilds level l >= 1 of instance i as the `capacity` largest (ts, id) among level 0
   * and instance i's items with h_i >= l (the state is canonical, see [[RandWave]]), and rejects
   * any item that lands in no level.
+  *
+  * `stored` is the number of instances the bytes to read hold (r above): the config's, or more for
+  * sketches written by version 0.1.0 ([[RwConfig.legacyInstances]]). The reader then checks every
+  * stored instance's items as a list and keeps the first `config.instances` instances: instance i
+  * has the same level hash under both plans, so that is exactly the wave this version builds from
+  * the same stream. Families compare by config alone.
   */
-final class RwCells(val config: RwConfig) extends CellFamily {
+final class RwCells(val config: RwConfig, stored: Int) extends CellFamily {
+  def this(config: RwConfig) = this(config, config.instances)
+  SketchException.require(stored >= config.instances && stored <= RwConfig.MaxInstances,
+    s"randomized-wave cells to read hold $stored instances, fewer than ${config.instances} or more than ${RwConfig.MaxInstances}")
   def id: Int = CellFamily.RandWaveId
   def name: String = "rwave"
   def epsilon: Double = config.epsilon
@@ -45,7 +54,7 @@ final class RwCells(val config: RwConfig) extends CellFamily {
   /** Reads a cell written by [[write]]; null for an empty cell, or one whose items have all expired
     * at `lastTs` (the clock of the decoded wave).
     */
-  def read(in: ByteReader, base: Long, lastTs: Long): WindowCounter = RwCells.readWave(config, in, base, lastTs)
+  def read(in: ByteReader, base: Long, lastTs: Long): WindowCounter = RwCells.readWave(config, stored, in, base, lastTs)
 
   override def equals(o: Any): Boolean = o match { case e: RwCells => e.config == config; case _ => false }
   override def hashCode: Int = config.hashCode
@@ -178,7 +187,7 @@ object RwCells {
     }
   }
 
-  private[rwave] def readWave(config: RwConfig, in: ByteReader, base: Long, lastTs: Long): RandWave = {
+  private[rwave] def readWave(config: RwConfig, stored: Int, in: ByteReader, base: Long, lastTs: Long): RandWave = {
     val cap = config.capacity
     val r = config.instances
     val n0 = readCount(in, "randomized-wave level-0 item count", cap)
@@ -196,8 +205,9 @@ object RwCells {
     val minTs = l0.ts(0); val minId = l0.ids(0)
     val fts = new Array[Array[Long]](r); val fids = new Array[Array[Long]](r)
     var minTs0 = minTs
+    // the instances after the first r (bytes of an older plan) are checked as lists, then left out
     var i = 0
-    while (i < r) {
+    while (i < stored) {
       var m = 0
       var ets: Array[Long] = null; var eids: Array[Long] = null
       if (n0 == cap) {
@@ -218,9 +228,11 @@ object RwCells {
           }
         }
       }
-      if (m > 0) check(w, i, eids, m, l0)
-      fts(i) = ets; fids(i) = eids
-      if (m > 0 && ets(0) < minTs0) minTs0 = ets(0)
+      if (i < r) {
+        if (m > 0) check(w, i, eids, m, l0)
+        fts(i) = ets; fids(i) = eids
+        if (m > 0 && ets(0) < minTs0) minTs0 = ets(0)
+      }
       i += 1
     }
     w.freeze(fts, fids)

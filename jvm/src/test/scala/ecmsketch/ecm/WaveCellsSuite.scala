@@ -38,10 +38,11 @@ class WaveCellsSuite extends AnyFunSuite with DecodedChecks {
     assert(e.getMessage.contains("needs deterministic cells"))
     assert(intercept[SketchException](Planner.cellKind("ehh")).getMessage.contains("'eh', 'dwave' or 'rwave'"))
     // memory of a randomized wave is bounded by its parameters: instances * capacity <= 2^24
-    assert(intercept[SketchException](ecmsketch.rwave.RwConfig(0.01, 0.01, 100, 1L)).getMessage.contains("more than the supported"))
-    assert(ecmsketch.rwave.RwConfig(0.01, 0.05, 100, 1L).instances == 23)
-    assert(intercept[SketchException](EcmSketch.create(spec, Planner.plan(0.01, 0.01, QueryKind.Point, 0, CellFamily.RandWaveId)))
+    assert(intercept[SketchException](ecmsketch.rwave.RwConfig(0.01, 1e-20, 100, 1L)).getMessage.contains("more than the supported"))
+    assert(ecmsketch.rwave.RwConfig(0.01, 0.05, 100, 1L).instances == 3)
+    assert(intercept[SketchException](EcmSketch.create(spec, Planner.plan(0.01, 1e-20, QueryKind.Point, 0, CellFamily.RandWaveId)))
       .getMessage.contains("more than the supported"))
+    assert(EcmSketch.create(spec, Planner.plan(0.01, 0.01, QueryKind.Point, 0, CellFamily.RandWaveId)).depth == 6)
     assert(intercept[SketchException](EcmSketch.create(spec, plan(CellFamily.ExpHistogramId, 0.1), 1L, 100L))
       .getMessage.contains("max_arrivals applies to 'dwave' cells only"))
   }

@@ -212,11 +212,34 @@ class GoldenSuite extends AnyFunSuite {
 
   test("golden distinct-full: decoded answers (level 0 full, older values from the instances' levels)") {
     val s = decodeStored("distinct-full").asInstanceOf[DistinctSketch]
-    assert(s.config.capacity == 37 && s.config.instances == 3)
+    assert(s.config.capacity == 37 && s.config.instances == 1)
     checkAnswers("distinct-full", distinctAnswers(s, distinctFullRows, Seq(1L, 10L, 30L, 40L, 50L, 60L, 70L, 1000L)), Seq(
       "total weight" -> 70.0, "first ts" -> 0.0, "last ts" -> 69.0, "key type" -> 1.0,
       "distinct(r=1)" -> 1.0, "distinct(r=10)" -> 10.0, "distinct(r=30)" -> 30.0, "distinct(r=40)" -> 34.0, "distinct(r=50)" -> 42.0, "distinct(r=60)" -> 52.0,
       "distinct(r=70)" -> 52.0, "distinct(r=1000)" -> 52.0))
+  }
+
+  test("golden legacy (version 0.1.0, more instances): decoded, the current plan's first instances kept; re-encoded to the current bytes") {
+    // distinct-small: 15 -> 3 instances; distinct-full: 3 -> 1; ecm-rwave: 11 -> 3 per cell
+    for ((name, planned) <- Seq("distinct-small" -> 3, "distinct-full" -> 1, "ecm-rwave" -> 3)) {
+      val old = load(s"legacy/$name-v0.1.0")
+      val s = SketchCodec.decode(old)
+      val cfg = s match {
+        case d: DistinctSketch => d.config
+        case e: EcmSketch => e.family.asInstanceOf[ecmsketch.rwave.RwCells].config
+        case other => fail(s"unexpected $other")
+      }
+      assert(cfg.instances == planned && cfg.legacyInstances > planned, s"$name: ${cfg.instances} / ${cfg.legacyInstances}")
+      sameBytes(s"legacy $name (re-encoded)", SketchCodec.encodeAny(s), load(name))
+      // and it merges with a sketch of the current plan as that sketch merges with itself
+      def merged(a: WindowSketch, b: WindowSketch): Array[Byte] = (a, b) match {
+        case (x: DistinctSketch, y: DistinctSketch) => SketchCodec.encode(DistinctSketch.merge(Seq(x, y)))
+        case (x: EcmSketch, y: EcmSketch) => SketchCodec.encode(EcmSketch.merge(Seq(x, y)))
+        case other => fail(s"unexpected $other")
+      }
+      val now = SketchCodec.decode(load(name))
+      sameBytes(s"legacy $name merged with the current", merged(s, now), merged(now, SketchCodec.decode(load(name))))
+    }
   }
 
   test("golden ecm-eh: decoded answers") {

@@ -63,7 +63,7 @@ class DistinctSketchSuite extends AnyFunSuite {
   }
 
   test("many seeds: failure rate <= delta, and the mean error of inexact answers stays where it was measured") {
-    // 40 seeds, eps 0.5 (capacity 144), delta 0.1 (15 instances); each stream is split over 3 sites
+    // 40 seeds, eps 0.5 (capacity 144), delta 0.1 (3 instances); each stream is split over 3 sites
     // and merged. Failures beyond eps are about 0 where delta allows 10%, so the rate check catches
     // only gross regressions; the mean |err|/(eps*truth) and mean signed err/truth over the answers
     // level 0 does not cover (the others are exact) catch drift.
@@ -100,13 +100,13 @@ class DistinctSketchSuite extends AnyFunSuite {
     }
     info(f"$f of $q beyond eps; over $inexact inexact answers mean |err|/(eps*truth) ${sumAbs / inexact}%.4f (standard error ${se(perSeedAbs.toSeq)}%.4f), mean signed err/truth ${sumSigned / inexact}%+.5f (standard error ${se(perSeedSigned.toSeq)}%.4f)")
     assert(f.toDouble / q <= 0.1)
-    // Drift checks (fixed seeds): measured mean |err|/(eps*truth) 0.0466 with a standard error of
-    // 0.0043 over the 40 independent seeds, so 0.06 is about 3 standard errors above; halving the
-    // capacity constant c = 36 gives 0.0726 while the rate check passes. The median of the 15
-    // instances is slightly low: measured mean signed err/truth -0.0094, standard error 0.0032;
-    // 0.02 is about 3 standard errors beyond it (a 3% bias of the answers gives about +0.021).
-    assert(sumAbs / inexact < 0.06, s"mean |err|/(eps*truth) ${sumAbs / inexact}")
-    assert(math.abs(sumSigned / inexact) < 0.02, s"mean signed err/truth ${sumSigned / inexact}")
+    // Drift checks (fixed seeds): measured mean |err|/(eps*truth) 0.0981 with a standard error of
+    // 0.0092 over the 40 independent seeds (the median of 3 instances; 0.0466 with version 0.1.0's
+    // 15), so 0.125 is about 3 standard errors above. The median is slightly low: measured mean
+    // signed err/truth -0.0110, standard error 0.0080; 0.035 is about 3 standard errors beyond it.
+    // RandWaveSuite's single-instance failure rates catch a smaller capacity constant.
+    assert(sumAbs / inexact < 0.125, s"mean |err|/(eps*truth) ${sumAbs / inexact}")
+    assert(math.abs(sumSigned / inexact) < 0.035, s"mean signed err/truth ${sumSigned / inexact}")
   }
 
   test("merge refuses count windows and different parameters; diffs name them") {

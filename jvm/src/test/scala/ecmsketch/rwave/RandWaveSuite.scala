@@ -13,34 +13,42 @@ class RandWaveSuite extends AnyFunSuite {
   }
 
   test("instancesFor: odd, monotone in delta, exact binomial tail boundary; capacity") {
-    var prev = 0
-    for (d <- Seq(0.9, 0.5, 1.0 / 3, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 1e-3, 1e-4, 1e-5, 1e-6)) {
-      val r = RwConfig.instancesFor(d)
-      assert(r % 2 == 1 && r >= prev, s"delta $d: r = $r")
-      assert(RwConfig.failureProbability(r) <= d)
-      if (r > 1) assert(RwConfig.failureProbability(r - 2) > d)
-      prev = r
-    }
-    // brute force against a direct double sum
-    for (r <- 1 to 101 by 2) {
-      var s = 0.0
-      for (k <- (r + 1) / 2 to r) {
-        var c = 1.0; for (j <- 1 to k) c = c * (r - k + j) / j
-        s += c * math.pow(1.0 / 3, k) * math.pow(2.0 / 3, r - k)
+    for (p <- Seq(1.0 / 3, RwConfig.instanceFailure(0.1), RwConfig.instanceFailure(0.9))) {
+      var prev = 0
+      for (d <- Seq(0.9, 0.5, 1.0 / 3, 0.3, 0.2, 0.1, 0.05, 0.02, 0.01, 1e-3, 1e-4, 1e-5, 1e-6)) {
+        val r = RwConfig.instancesFor(d, p)
+        assert(r % 2 == 1 && r >= prev, s"p $p delta $d: r = $r")
+        assert(RwConfig.failureProbability(r, p) <= d)
+        if (r > 1) assert(RwConfig.failureProbability(r - 2, p) > d)
+        prev = r
       }
-      assert(math.abs(s - RwConfig.failureProbability(r)) <= 1e-12 * math.max(s, 1e-300) + 1e-300, s"r = $r")
+      // brute force against a direct double sum
+      for (r <- 1 to 101 by 2) {
+        var s = 0.0
+        for (k <- (r + 1) / 2 to r) {
+          var c = 1.0; for (j <- 1 to k) c = c * (r - k + j) / j
+          s += c * math.pow(p, k) * math.pow(1 - p, r - k)
+        }
+        assert(math.abs(s - RwConfig.failureProbability(r, p)) <= 1e-12 * math.max(s, 1e-300) + 1e-300, s"p $p r = $r")
+      }
     }
-    assert(RwConfig.instancesFor(0.5) == 1)
-    val e = intercept[SketchException](RwConfig.instancesFor(1e-9))
+    // a config plans with its epsilon's bound; sketches of the previous plan (p = 1/3) keep theirs
+    val cfg = RwConfig(0.1, 0.05, 10, 0)
+    assert(cfg.instances == RwConfig.instancesFor(0.05, RwConfig.instanceFailure(0.1)) && cfg.instances == 3)
+    assert(cfg.legacyInstances == RwConfig.instancesFor(0.05, 1.0 / 3) && cfg.legacyInstances == 23)
+    assert(RwConfig.instancesFor(0.5, 1.0 / 3) == 1)
+    val e = intercept[SketchException](RwConfig.instancesFor(1e-9, 1.0 / 3))
     assert(e.getMessage.contains("delta 1.0E-9 is too small for a randomized wave") && e.getMessage.contains("more than 255 instances"), e.getMessage)
-    info(f"smallest supported delta: ${RwConfig.failureProbability(RwConfig.MaxInstances)}%.3g (r = 255)")
+    assert(RwConfig(0.1, 1e-9, 10, 0).legacyInstances == -1) // no sketch of the previous plan has it
+    val p99 = RwConfig.instanceFailure(0.99)
+    info(f"smallest supported delta: ${RwConfig.failureProbability(RwConfig.MaxInstances, p99)}%.3g at epsilon 0.99 (r = 255)")
     // each message names the parameter, its legal range and the bad value
     def refusal(f: => Any): String = intercept[SketchException](f).getMessage
     assert(refusal(RwConfig(0.009, 0.1, 10, 0)) == "epsilon must be in [0.01, 1), got 0.009")
     assert(refusal(RwConfig(1.0, 0.1, 10, 0)) == "epsilon must be in [0.01, 1), got 1.0")
     assert(refusal(RwConfig(0.1, 0.0, 10, 0)) == "delta must be in (0, 1), got 0.0")
     assert(refusal(RwConfig(0.1, 0.1, 0, 0)) == "window must be positive, got 0")
-    info(Seq(0.1, 0.05, 0.01).map(d => s"delta $d -> r ${RwConfig.instancesFor(d)}").mkString(", "))
+    info(Seq(0.1, 0.05, 0.01).map(d => s"delta $d -> r ${RwConfig(0.1, d, 10, 0).instances} at epsilon 0.1").mkString(", "))
     info(Seq(0.1, 0.2, 0.3).map(e => s"eps $e -> capacity ${RwConfig(e, 0.1, 10, 0).capacity}").mkString(", "))
     assert(RwConfig(0.1, 0.1, 10, 0).capacity == 3600)
     assert(RwConfig(0.2, 0.1, 10, 0).capacity == 900)
@@ -49,7 +57,7 @@ class RandWaveSuite extends AnyFunSuite {
   }
 
   test("level hash: P[h >= l] ~ 2^-l, levels in [0, 60], deterministic per seed") {
-    val w = new RandWave(RwConfig(0.3, 0.1, 10, 42))
+    val w = new RandWave(RwConfig(0.3, 0.001, 10, 42)) // 11 instances
     val n = 1 << 18
     val cnt = new Array[Int](61)
     for (x <- 0 until n) cnt(w.levelOf(0, ecmsketch.hash.Hashing.modP(x.toLong))) += 1
@@ -59,7 +67,7 @@ class RandWaveSuite extends AnyFunSuite {
       assert(math.abs(atLeast - expect) < 5 * math.sqrt(expect) + 1, s"level $l: $atLeast vs $expect")
       atLeast -= cnt(l)
     }
-    val w2 = new RandWave(RwConfig(0.3, 0.1, 10, 42))
+    val w2 = new RandWave(RwConfig(0.3, 0.001, 10, 42))
     assert((0 until 1000).forall(x => w.levelOf(3, x.toLong) == w2.levelOf(3, x.toLong)))
   }
 
@@ -161,10 +169,13 @@ class RandWaveSuite extends AnyFunSuite {
     assert(all.f.toDouble / all.q <= 0.05)
     assert(all.fi.toDouble / all.qi < 1.0 / 3)
     // Drift checks (fixed seeds, so these numbers are reproducible): measured mean |err|/(eps*truth)
-    // 0.0273 and mean signed err/truth -0.0013 over 662k inexact answers. With the capacity constant
-    // c = 36 halved the mean error is 0.0434 while every rate check above still passes.
-    assert(all.meanAbs < 0.035, all.summary)
+    // 0.0548 and mean signed err/truth -0.0010 over 662k inexact answers (medians of 1 to 5
+    // instances), single instances failing 4 times in 2.0 M. With the capacity constant c = 36
+    // halved (and the instances planned for it) the mean error is 0.0662 and single instances fail
+    // 0.109 % of the time, while every rate check above still passes.
+    assert(all.meanAbs < 0.062, all.summary)
     assert(math.abs(all.meanSigned) < 0.004, all.summary)
+    assert(all.fi.toDouble / all.qi < 1e-4, all.summary)
   }
 
   test("single instances at small capacity (eps = 0.9) fail < 1/3 of the time and the median helps") {
@@ -178,28 +189,30 @@ class RandWaveSuite extends AnyFunSuite {
     info(f"eps 0.9 (capacity ${RwConfig(0.9, 0.05, 1, 0).capacity}): single instances fail ${acc.fi.toDouble / acc.qi}%.5f; medians: ${acc.summary}")
     assert(acc.fi.toDouble / acc.qi < 1.0 / 3)
     assert(acc.f.toDouble / acc.q <= 0.05)
-    // Drift checks: measured mean |err|/(eps*truth) 0.0315 (0.0513 with c = 36 halved; the rate
-    // checks pass) and mean signed err/truth -0.0086 over 20 seeds.
-    assert(acc.meanAbs < 0.04, acc.summary)
+    // Drift checks: measured mean |err|/(eps*truth) 0.0539 and mean signed err/truth -0.0012 over
+    // 20 seeds (medians of 7 instances); no single instance failed. With c = 36 halved, 1.04 % of
+    // single instances fail (the planner then gives more instances, so the median's error is smaller).
+    assert(acc.meanAbs < 0.065, acc.summary)
     assert(math.abs(acc.meanSigned) < 0.015, acc.summary)
+    assert(acc.fi.toDouble / acc.qi < 0.002, s"single instances fail ${acc.fi} of ${acc.qi}")
   }
 
   test("median of r = 3 instances: high and low misses follow the binomial law of independent instances; no bias") {
-    // Capacity 45 (eps 0.9), delta 0.3, so r = 3. Each trial is a fresh wave (seed) over a fresh
+    // Capacity 45 (eps 0.9), delta 0.15, so r = 3. Each trial is a fresh wave (seed) over a fresh
     // stream of distinct ids with one query whose truth is in [200, 3000], so the trials are
     // independent. An instance misses high when its estimate exceeds (1 + tau) truth, low when
     // below (1 - tau) truth; tau = 0.1 makes both common (about 11% each). The instances use
     // independent hashes, so the median of 3 misses high iff at least 2 instances do, with
     // probability P[Bin(3, pHigh) >= 2], likewise low. pHigh and pLow are measured on the same
     // trials' single-instance estimates.
-    assert(RwConfig.instancesFor(0.3) == 3)
+    assert(RwConfig(0.9, 0.15, 10, 0).instances == 3)
     val tau = 0.1
     val trials = 800
     var hi = 0; var lo = 0; var singles = 0; var medHi = 0; var medLo = 0; var signed = 0.0
     for (trial <- 0 until trials) {
       val rnd = new Random(70000 + trial)
       val n = 200 + rnd.nextInt(2801)
-      val cfg = RwConfig(0.9, 0.3, Long.MaxValue, rnd.nextLong())
+      val cfg = RwConfig(0.9, 0.15, Long.MaxValue, rnd.nextLong())
       val w = new RandWave(cfg)
       var id = rnd.nextLong()
       for (t <- 0 until n) { w.addItem(id, t.toLong); id += 0x9E3779B97F4A7C15L }
@@ -324,9 +337,9 @@ class RandWaveSuite extends AnyFunSuite {
     info(f"union counting: $f of $q beyond eps, worst |err|/(eps*truth) = $worst%.3f; over $inexact inexact answers mean " +
       f"|err|/(eps*truth) ${sumAbs / inexact}%.4f, mean signed err/truth ${sumSigned / inexact}%+.5f")
     assert(f.toDouble / q <= 0.05)
-    // Drift checks: measured mean |err|/(eps*truth) 0.0262 (0.0384 with c = 36 halved) and mean
-    // signed err/truth +0.0001.
-    assert(sumAbs / inexact < 0.034 && math.abs(sumSigned / inexact) < 0.005, s"${sumAbs / inexact} ${sumSigned / inexact}")
+    // Drift checks, gross only: measured mean |err|/(eps*truth) 0.0606 and mean signed err/truth
+    // -0.0028 (medians of few instances; with c = 36 halved and more instances planned, 0.0529).
+    assert(sumAbs / inexact < 0.075 && math.abs(sumSigned / inexact) < 0.006, s"${sumAbs / inexact} ${sumSigned / inexact}")
   }
 
   def checkSame(a: RandWave, b: RandWave, s: Stream): Unit = {
@@ -417,8 +430,8 @@ class RandWaveSuite extends AnyFunSuite {
       f"|err|/(eps*truth) ${sumAbs / inexact}%.4f, mean signed err/truth ${sumSigned / inexact}%+.5f")
     assert(f.toDouble / q <= 0.05)
     // Drift checks, gross only: event ids come from a random salt, so these numbers vary between
-    // runs (six runs: mean |err|/(eps*truth) 0.035 to 0.046, mean signed err/truth -0.006 to +0.0003).
-    assert(sumAbs / inexact < 0.065 && math.abs(sumSigned / inexact) < 0.015, s"${sumAbs / inexact} ${sumSigned / inexact}")
+    // runs (mean |err|/(eps*truth) 0.077 and 0.095, mean signed err/truth -0.017 and +0.003 in two runs).
+    assert(sumAbs / inexact < 0.12 && math.abs(sumSigned / inexact) < 0.03, s"${sumAbs / inexact} ${sumSigned / inexact}")
     val w = new RandWave(RwConfig(0.3, 0.05, 10, 1))
     w.add(5, 100)
     assert(w.estimateFrom(5) == 100.0)
