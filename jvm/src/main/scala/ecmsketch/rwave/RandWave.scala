@@ -16,7 +16,7 @@ final case class RwConfig(epsilon: Double, delta: Double, window: Long, seed: Lo
   SketchException.require(!delta.isNaN && delta > 0.0 && delta < 1.0, s"delta must be in (0, 1), got $delta")
   SketchException.require(window > 0, s"window must be positive, got $window")
   /** Queue capacity per level: ceil(c / epsilon^2), c = 36. */
-  val capacity: Int = math.ceil(RwConfig.C / (epsilon * epsilon) * (1.0 - 1e-12)).toInt
+  val capacity: Int = RwConfig.capacityFor(epsilon)
   /** Upper bound on the probability that one instance's estimate misses by more than epsilon
     * ([[RwConfig.instanceFailureBound]], docs/rwave.md "Instances"): about 0.09 at epsilon 0.1.
     */
@@ -115,15 +115,22 @@ object RwConfig {
 
   private val failureMemo = new java.util.concurrent.ConcurrentHashMap[java.lang.Double, java.lang.Double]()
 
+  /** Queue capacity per level for `epsilon`: ceil(c / epsilon^2), c = 36 (the factor keeps 36/0.01
+    * at 3600 against rounding).
+    */
+  def capacityFor(epsilon: Double): Int = math.ceil(C / (epsilon * epsilon) * (1.0 - 1e-12)).toInt
+
   /** [[instanceFailureBound]] for the level hash of this library (p = 2^61 - 1, levels 0..60) and the
     * capacity of `epsilon`, computed once per epsilon.
     */
-  def instanceFailure(epsilon: Double): Double =
+  def instanceFailure(epsilon: Double): Double = {
+    if (failureMemo.size > 4096) failureMemo.clear() // callers choosing ever new epsilons keep it bounded
     failureMemo.computeIfAbsent(epsilon, _ => {
-      val cap = math.ceil(C / (epsilon * epsilon) * (1.0 - 1e-12)).toInt
+      val cap = capacityFor(epsilon)
       // at most 2^63 distinct items: their mean count at level 60 (probability 2/p each) is below 8.000000001
       Double.box(instanceFailureBound(epsilon, cap, 1.0 / Hashing.MersenneP.toDouble, 8.000000001))
     }).doubleValue
+  }
 
   /** An upper bound, for every number D of distinct items in the queried range, on the probability
     * that one instance's estimate `2^l X_l` misses D by more than `epsilon * D`, where X_l is the
