@@ -229,17 +229,24 @@ private[rwave] final class IdSet {
   private var stamp = 1
   private var shift = 64 - 6
   private var mask = 63
+  /** Ids in the current generation (the table grows past half full). */
+  private var count = 0
 
-  /** Empties the set and makes room for `n` ids. */
+  /** Empties the set and makes room for `n` ids (more may be added: the table then grows). A table
+    * far larger than `n` needs is replaced by a smaller one, so that few ids stay within the cache.
+    */
   def reset(n: Int): Unit = {
-    if (2L * n > keys.length) {
-      var size = keys.length
-      while (size < 2L * n) size *= 2
-      keys = new Array[Long](size); stamps = new Array[Int](size)
-      mask = size - 1; shift = 64 - Integer.numberOfTrailingZeros(size); stamp = 0
-    }
+    if (2L * n > keys.length || (keys.length > 4096 && keys.length > 32L * n)) allocate(n)
     stamp += 1
     if (stamp == Int.MaxValue) { java.util.Arrays.fill(stamps, 0); stamp = 1 }
+    count = 0
+  }
+
+  private def allocate(n: Int): Unit = {
+    var size = 64
+    while (size < 2L * n) size *= 2
+    keys = new Array[Long](size); stamps = new Array[Int](size)
+    mask = size - 1; shift = 64 - Integer.numberOfTrailingZeros(size); stamp = 0
   }
 
   /** Adds `id`; false if it was present. */
@@ -250,7 +257,26 @@ private[rwave] final class IdSet {
       i = (i + 1) & mask
     }
     stamps(i) = stamp; keys(i) = id
+    count += 1
+    if (2 * count > keys.length) grow()
     true
+  }
+
+  /** Doubles the table, keeping the current generation's ids. */
+  private def grow(): Unit = {
+    val oldKeys = keys; val oldStamps = stamps; val live = stamp
+    allocate(keys.length)
+    stamp = 1
+    var j = 0
+    while (j < oldKeys.length) {
+      if (oldStamps(j) == live) {
+        val id = oldKeys(j)
+        var i = ((id * 0x9E3779B97F4A7C15L) >>> shift).toInt
+        while (stamps(i) == stamp) i = (i + 1) & mask
+        stamps(i) = stamp; keys(i) = id
+      }
+      j += 1
+    }
   }
 
   def contains(id: Long): Boolean = {
@@ -419,13 +445,29 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     val sc = scratch.get()
     // sorted by (ts, id), every level's items are appended in (ts, id) order
     sortTieRuns(ts, ids, 0, m0)
-    val m = if (mayRepeat) dedupeBatch(sc, ids, ts, m0) else m0
-    sc.ensure(m)
+    sc.ensure(m0)
+    // A big batch with repeats is not deduplicated as a whole: level 0 takes its newest `cap`
+    // distinct ids, and each instance skips the older occurrences among the items it keeps (an id
+    // has one level, so its older occurrences are kept only where its newest is). Smaller batches,
+    // or big ones with fewer than `cap` distinct ids, are deduplicated first.
+    val lazyDedupe = mayRepeat && m0 >= 2 * cap && newestDistinct(sc, ids, m0)
+    val m = if (mayRepeat && !lazyDedupe) dedupeBatch(sc, ids, ts, m0) else m0
     val xs = sc.xs; val need = sc.need; val fh = sc.fh
     val ex = sc.cnt; val bnd = sc.bnd; val wpos = sc.wpos; val wts = sc.wts; val wids = sc.wids
-    val c0 = math.min(m, cap)
-    if (c0 == cap && level0.n > 0 && olderThan(level0, ts(m - c0), ids(m - c0))) { level0.n = 0; level0.sorted = true }
-    appendAll(level0, ids, ts, m - c0, m)
+    val set = if (lazyDedupe) sc.set else null
+    if (lazyDedupe) {
+      // sc.idx(0 until cap): positions of the newest cap distinct ids, newest first
+      val idx = sc.idx
+      val oldest = idx(cap - 1)
+      if (level0.n > 0 && olderThan(level0, ts(oldest), ids(oldest))) { level0.n = 0; level0.sorted = true }
+      var lo = 0; var hi = cap - 1
+      while (lo < hi) { val x = idx(lo); idx(lo) = idx(hi); idx(hi) = x; lo += 1; hi -= 1 }
+      appendIdx(level0, ids, ts, idx, cap)
+    } else {
+      val c0 = math.min(m, cap)
+      if (c0 == cap && level0.n > 0 && olderThan(level0, ts(m - c0), ids(m - c0))) { level0.n = 0; level0.sorted = true }
+      appendAll(level0, ids, ts, m - c0, m)
+    }
     var j = 0
     while (j < m) { xs(j) = Hashing.modP(ids(j)); j += 1 }
     var i = 0
@@ -463,10 +505,11 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
       } else {
         java.util.Arrays.fill(ex, 0, RwConfig.MaxLevel + 1, 0)
         var above = 0
+        if (lazyDedupe) set.reset(16 * cap) // about 8 cap candidates at a time: it grows past that
         j = m - 1
         while (j >= 0) {
           val h = levelFor(a, b, xs(j))
-          if (h > f) {
+          if (h > f && (!lazyDedupe || set.add(ids(j)))) {
             need(nn) = j; fh(nn) = (f + 1) | (h << 8); nn += 1
             ex(h) += 1
             if (h > top) top = h
@@ -529,6 +572,22 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   @inline private def olderThan(lv: Level, t: Long, id: Long): Boolean = {
     val lt = lv.ts(lv.n - 1)
     lt < t || (lt == t && lv.sorted && lv.ids(lv.n - 1) < id)
+  }
+
+  /** Whether ids [0, m) hold at least `cap` distinct ids; if so, sc.idx(0 until cap) are the
+    * positions of the newest `cap` of them (the last occurrence of each), newest first.
+    */
+  private def newestDistinct(sc: Scratch, ids: Array[Long], m: Int): Boolean = {
+    val set = sc.set
+    set.reset(cap)
+    val idx = sc.idx
+    var k = 0
+    var j = m - 1
+    while (j >= 0 && k < cap) {
+      if (set.add(ids(j))) { idx(k) = j; k += 1 }
+      j -= 1
+    }
+    k == cap
   }
 
   /** Keeps the last occurrence of every id in [0, m) (order preserved); returns the new count. */
