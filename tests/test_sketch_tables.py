@@ -126,3 +126,29 @@ def test_summed_counts_of_stored_sketches_need_no_merge_level(spark, rollup):
         got = spark.sql(f"SELECT sum(eh_count(eh, {r}, {now})) AS c, sum(ecm_total(ecm, {r}, {now})) AS t FROM site_days").first()
         assert abs(got.c - exact) <= b.e * exact + 1e-6, (r, got.c, exact)
         assert abs(got.t - exact) <= b.c * exact + 1e-6, (r, got.t, exact)
+
+
+def _hex(path: str) -> str:
+    with open(path) as f:
+        return "".join(ln.strip() for ln in f if not ln.startswith("#"))
+
+
+def test_randomized_wave_sketches_stored_by_version_0_1_0_are_read_queried_and_merged(spark):
+    # 0.1.0 planned more randomized-wave instances for the same delta (docs/rwave.md, "Instances"):
+    # such stored sketches read as the sketch this release builds from the same rows
+    from ecmsketch import DistinctSketch, EcmSketch
+    for name, cls in (("distinct-full", DistinctSketch), ("distinct-small", DistinctSketch), ("ecm-rwave", EcmSketch)):
+        old, new = _hex(os.path.join(GOLDEN, "legacy", f"{name}-v0.1.0.hex")), _hex(os.path.join(GOLDEN, f"{name}.hex"))
+        assert old != new
+        a, b = cls.from_bytes(bytes.fromhex(old)), cls.from_bytes(bytes.fromhex(new))
+        assert a.to_bytes() == b.to_bytes() and a.info()["wave_instances"] == b.info()["wave_instances"]
+        assert cls.merge([a, b]).to_bytes() == cls.merge([b, b]).to_bytes()
+        if cls is DistinctSketch:
+            row = spark.sql(f"""SELECT distinct_count(unhex('{old}'), 40) AS o, distinct_count(unhex('{new}'), 40) AS n,
+                                       hex(distinct_merge(s)) AS m
+                                FROM VALUES (unhex('{old}')), (unhex('{new}')) AS t(s)""").first()
+            assert row.o == row.n == b.count(40)
+            assert bytes.fromhex(row.m) == cls.merge([b, b]).to_bytes()
+        else:
+            row = spark.sql(f"SELECT ecm_point(unhex('{old}'), 2, 6) AS o, ecm_point(unhex('{new}'), 2, 6) AS n").first()
+            assert row.o == row.n == b.point(2, 6)
