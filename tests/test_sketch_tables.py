@@ -97,19 +97,20 @@ def test_sketch_info_reads_every_stored_sketch_of_every_format_version(spark):
         with open(p) as f:
             hx = "".join(ln.strip() for ln in f if not ln.startswith("#"))
         i = spark.sql(f"SELECT sketch_info(unhex('{hx}')) AS i").first().i
-        # byte 4 is the format version: 1, or 2 for the segmented roll-ups (eh-segmented, ecm-eh-segmented)
-        assert i.format_version == int(hx[8:10], 16) in (1, 2) and i.size_bytes == len(hx) // 2, p
+        # byte 4 is the format version: 1, 2 for the segmented roll-ups (eh-segmented, ecm-eh-segmented),
+        # 3 for randomized waves planned by version 0.2.0 (distinct-*, ecm-rwave)
+        assert i.format_version == int(hx[8:10], 16) in (1, 2, 3) and i.size_bytes == len(hx) // 2, p
         assert i.kind and i.error_bound >= 0, p
 
 
 def test_a_newer_format_version_is_refused_with_a_clear_message(spark):
     with open(os.path.join(GOLDEN, "eh.hex")) as f:
         hx = "".join(ln.strip() for ln in f if not ln.startswith("#"))
-    newer = hx[:8] + "03" + hx[10:]  # byte 4 is the format version (this release reads 1 and 2)
+    newer = hx[:8] + "04" + hx[10:]  # byte 4 is the format version (this release reads 1 to 3)
     with pytest.raises(Exception) as err:
         spark.sql(f"SELECT sketch_info(unhex('{newer}')) AS i").collect()
     msg = str(err.value)
-    assert "unsupported sketch format version 3" in msg and "newer release" in msg, msg
+    assert "unsupported sketch format version 4" in msg and "newer release" in msg, msg
 
 
 def test_summed_counts_of_stored_sketches_need_no_merge_level(spark, rollup):

@@ -68,6 +68,11 @@ abstract class SketchKind[S <: WindowSketch](val id: Int, val name: String)(impl
   def errorBound(s: S): Double
   /** The format version the sketch is written in: [[Codec.Version]] unless a cell needs a newer one. */
   def formatVersion(s: S): Int = Codec.Version
+  /** Whether bytes of format `version` may decode to a sketch that is written as `written`: never,
+    * unless a kind reads older bytes into the current plan (randomized-wave kinds read version 1
+    * bytes of version 0.1.0's plan, which they write as version 3).
+    */
+  def readsAs(version: Int, written: Int, s: S): Boolean = false
 
   final def cls: Class[_] = ct.runtimeClass
   final def cast(s: WindowSketch): Option[S] = s match { case x: S => Some(x); case _ => None }
@@ -96,7 +101,7 @@ final case class CellHeader(maxArrivals: Long, cellDelta: Double, reader: CellFa
 
 /** What an ECM-sketch's header holds besides the cell parameters, for a cell kind's checks. */
 final case class EcmCellContext(cellEpsilon: Double, window: Long, seed: Long, delta: Double, depth: Int,
-                                pointQueries: Boolean)
+                                pointQueries: Boolean, version: Int)
 
 /** A cell kind: its id in the format, its name ('eh', 'dwave', 'rwave'), how an ECM-sketch builds,
   * plans and describes its cells, and the cell parameters it keeps in an ECM-sketch's header.
@@ -115,6 +120,8 @@ abstract class CellKind(val id: Int, val name: String) {
   def writeParams(f: CellFamily, out: ByteWriter): Unit = ()
   /** Reads them back, validated. */
   def readParams(in: ByteReader, c: EcmCellContext): CellHeader = CellHeader(CellParams.Unbounded, 0.0)
+  /** [[SketchKind.readsAs]] for a sketch of these cells. */
+  def readsAs(version: Int, written: Int): Boolean = false
   /** The cell fields of `sketch_info` (max_arrivals, cell_delta, wave_capacity, wave_instances). */
   def info(f: CellFamily): Map[String, Any] = Map.empty
   /** max_arrivals of a merge of several contributing sketches (see DwConfig.mergedArrivals). */

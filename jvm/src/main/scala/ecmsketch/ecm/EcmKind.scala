@@ -54,7 +54,7 @@ object EcmKind extends SketchKind[EcmSketch](2, "ecm") {
     if (keyType > KeyType.Binary) throw new SketchException(s"corrupt sketch: unknown key type $keyType")
     val kind = QueryKind.fromId(in.getByte("optimize_for"))
     val cells = Registry.cellKindOrFail(c.cellKind).readParams(in,
-      EcmCellContext(c.cellEpsilon, c.spec.window, seed, delta, depth, pointQueries = kind == QueryKind.Point))
+      EcmCellContext(c.cellEpsilon, c.spec.window, seed, delta, depth, pointQueries = kind == QueryKind.Point, c.version))
     val n = width * depth
     if (in.remaining < n) throw new SketchException(s"corrupt sketch: truncated: $n cells need at least $n bytes, ${in.remaining} left")
     val plan = EcmPlan(c.epsilon, delta, kind, c.levels, c.cellEpsilon, cmEps, width, depth, c.cellKind, cells.cellDelta)
@@ -65,10 +65,13 @@ object EcmKind extends SketchKind[EcmSketch](2, "ecm") {
   /** 2 when a cell is segmented (a time-disjoint merge's), else 1; on the sketch's clock, as written. */
   override def formatVersion(s: EcmSketch): Int = {
     s.syncCells()
-    var v = Codec.Version
+    var v = math.max(Codec.Version, s.family.formatVersion(null)) // a version the family's plan needs
     s.cells.foreach(c => if (c != null) v = math.max(v, s.family.formatVersion(c)))
     v
   }
+
+  override def readsAs(version: Int, written: Int, s: EcmSketch): Boolean =
+    Registry.cellKindOrFail(s.cellKind).readsAs(version, written)
 
   def merge(xs: Seq[EcmSketch]): EcmSketch = EcmSketch.merge(xs)
   def mergeSameStream(xs: Seq[EcmSketch]): EcmSketch = EcmSketch.mergeUnchecked(xs)

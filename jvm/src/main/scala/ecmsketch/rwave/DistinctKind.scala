@@ -28,7 +28,7 @@ object DistinctKind extends OneCellKind[DistinctSketch](4, "distinct", CellFamil
     val seed = in.getLong("seed")
     val keyType = in.getByte("key type")
     if (keyType > KeyType.Binary) throw new SketchException(s"corrupt sketch: unknown key type $keyType")
-    val (cfg, stored) = RwCellKind.readConfig(in, c.epsilon, delta, c.spec.window, seed)
+    val (cfg, stored) = RwCellKind.readConfig(in, c.epsilon, delta, c.spec.window, seed, c.version)
     val wave = c.readSingleCell(in, new RwCells(cfg, stored))(new RandWave(cfg))
     DistinctSketch.restore(c.spec, cfg, wave, keyType)
   }
@@ -39,6 +39,8 @@ object DistinctKind extends OneCellKind[DistinctSketch](4, "distinct", CellFamil
   def info(d: DistinctSketch): Map[String, Any] = RwCellKind.info(d.config) ++ Map(
     "cell_kind" -> RwCellKind.name, "delta" -> d.delta, "key_type" -> KeyType.name(d.keyType), "seed" -> d.seed)
   def errorBound(s: DistinctSketch): Double = s.errorBound
+  override def formatVersion(s: DistinctSketch): Int = RwCellKind.versionFor(s.config)
+  override def readsAs(version: Int, written: Int, s: DistinctSketch): Boolean = RwCellKind.readsAs(version, written)
 }
 
 /** Randomized-wave cells (cell kind 3): point queries only; an ECM-sketch keeps their delta, queue
@@ -65,7 +67,7 @@ object RwCellKind extends CellKind(CellFamily.RandWaveId, "rwave") {
     val cellDelta = in.getDouble("cell delta")
     if (!(cellDelta > 0 && cellDelta <= c.delta / (2.0 * c.depth)))
       throw new SketchException(s"corrupt sketch: cell delta $cellDelta outside (0, delta/(2 depth)]")
-    val (cfg, stored) = readConfig(in, c.cellEpsilon, cellDelta, c.window, c.seed)
+    val (cfg, stored) = readConfig(in, c.cellEpsilon, cellDelta, c.window, c.seed, c.version)
     CellHeader(CellParams.Unbounded, cellDelta, f => if (stored == cfg.instances) f else new RwCells(cfg, stored))
   }
 
@@ -84,7 +86,7 @@ object RwCellKind extends CellKind(CellFamily.RandWaveId, "rwave") {
     * count that sketches written by version 0.1.0 planned for the same delta
     * ([[RwConfig.legacyInstances]]), whose first `cfg.instances` instances the reader keeps.
     */
-  private[rwave] def readConfig(in: ByteReader, eps: Double, delta: Double, window: Long, seed: Long): (RwConfig, Int) = {
+  private[rwave] def readConfig(in: ByteReader, eps: Double, delta: Double, window: Long, seed: Long, version: Int): (RwConfig, Int) = {
     val cfg = try RwConfig(eps, delta, window, seed) catch {
       case e: SketchException => throw new SketchException(s"corrupt sketch: ${e.getMessage}")
     }
@@ -95,6 +97,24 @@ object RwCellKind extends CellKind(CellFamily.RandWaveId, "rwave") {
       throw new SketchException(s"corrupt sketch: randomized-wave capacity $cap and instances $inst do not match " +
         s"epsilon $eps and delta $delta (expected ${cfg.capacity} and ${cfg.instances}" +
         (if (legacy > 0 && legacy != cfg.instances) s", or $legacy as written by version 0.1.0)" else ")"))
+    // version 0.1.0's count is written as format version 1 (by it), the current plan as version(cfg)
+    val need = if (inst == cfg.instances) versionFor(cfg) else Codec.Version
+    if (version != need)
+      throw new SketchException(s"corrupt sketch: format version $version with $inst randomized-wave instances " +
+        s"(epsilon $eps, delta $delta), expected version $need")
     (cfg, inst)
   }
+
+  /** The format version randomized-wave bytes of `cfg` need: 1 when version 0.1.0 planned the same
+    * instances (it reads them), else [[RwVersion]].
+    */
+  private[rwave] def versionFor(cfg: RwConfig): Int = if (cfg.instances == cfg.legacyInstances) Codec.Version else RwVersion
+
+  /** Format version of randomized-wave instances planned by the per-instance bound (docs/rwave.md, "Instances"). */
+  final val RwVersion = 3
+
+  /** Bytes of version 1 with version 0.1.0's instance count decode to a sketch of the current plan,
+    * written as version 3 ([[readConfig]] checks the count against the version).
+    */
+  override def readsAs(version: Int, written: Int): Boolean = version == Codec.Version && written == RwVersion
 }

@@ -30,14 +30,14 @@ final case class RwConfig(epsilon: Double, delta: Double, window: Long, seed: Lo
     * instance bounded by GT's 1/3 alone), or -1 if there is none (more than [[RwConfig.MaxInstances]]).
     * Decoders read those sketches and keep their first [[instances]] instances.
     */
-  def legacyInstances: Int = RwConfig.legacyInstances(delta)
+  def legacyInstances: Int = RwConfig.legacyInstances(delta, capacity)
   def unbounded: Boolean = window == Long.MaxValue
 
   /** Level-hash coefficients (a_0, b_0, a_1, b_1, ...) of the instances: one pairwise-independent
     * hash per instance, drawn from `seed` by a SplitMix64 stream distinct from the Count-Min rows.
     * Shared by every wave with this config (an ECM-sketch has thousands of cells).
     */
-  private[rwave] lazy val coefficients: Array[Long] = Hashing.rowCoefficients(seed ^ RwConfig.LevelSeedSalt, instances)
+  private[rwave] lazy val coefficients: Array[Long] = RwConfig.levelCoefficients(seed, instances)
 
   /** Names the parameters that differ from `o` (empty if none). */
   def diffs(o: RwConfig): Seq[String] = {
@@ -65,13 +65,22 @@ object RwConfig {
   /** XORed into the seed so the level hashes do not reuse the Count-Min row coefficients. */
   final val LevelSeedSalt = 0x52574156454C4556L // "RWAVELEV"
 
+  /** Level-hash coefficients of the first `r` instances for `seed` (a prefix of one stream, so
+    * instance i has the same hash whatever r is).
+    */
+  private[rwave] def levelCoefficients(seed: Long, r: Int): Array[Long] = Hashing.rowCoefficients(seed ^ LevelSeedSalt, r)
+
   /** P[Binomial(r, p) >= (r+1)/2]: the probability that the median of r instances, each wrong
     * with probability at most p independently, is wrong. Summed exactly in log space.
     */
   def failureProbability(r: Int, p: Double): Double = {
-    require(r >= 1 && r % 2 == 1, s"r must be odd and positive, got $r")
     require(p > 0.0 && p < 1.0, s"p must be in (0, 1), got $p")
-    val lp = math.log(p); val lq = math.log1p(-p)
+    binomialTail(r, math.log(p), math.log1p(-p))
+  }
+
+  /** The tail with log p and log (1 - p) given (version 0.1.0's constants for p = 1/3 are kept bit for bit). */
+  private def binomialTail(r: Int, lp: Double, lq: Double): Double = {
+    require(r >= 1 && r % 2 == 1, s"r must be odd and positive, got $r")
     // log C(r, k) for k = 0..r
     val logs = new Array[Double](r + 1)
     var lc = 0.0
@@ -106,12 +115,16 @@ object RwConfig {
         f"(the smallest supported delta is ${failureProbability(MaxInstances, p)}%.3g)")
   }
 
-  /** GT Lemma 2's per-instance failure probability, which the sketches of version 0.1.0 were planned with. */
-  final val LegacyInstanceFailure: Double = 1.0 / 3.0
-
-  /** [[RwConfig.legacyInstances]]: the instances of sketches written by version 0.1.0, or -1. */
-  def legacyInstances(delta: Double): Int =
-    try instancesFor(delta, LegacyInstanceFailure) catch { case _: SketchException => -1 }
+  /** [[RwConfig.legacyInstances]]: the instances of sketches written by version 0.1.0 for `delta`
+    * and `capacity`, which planned with GT Lemma 2's per-instance 1/3 (its tail sum with the same
+    * constants, and its limits), or -1 if it had none.
+    */
+  def legacyInstances(delta: Double, capacity: Int): Int = {
+    val lp = math.log(1.0 / 3.0); val lq = math.log(2.0 / 3.0)
+    var r = 1
+    while (r <= MaxInstances && binomialTail(r, lp, lq) > delta) r += 2
+    if (r > MaxInstances || r.toLong * capacity > MaxItems) -1 else r
+  }
 
   private val failureMemo = new java.util.concurrent.ConcurrentHashMap[java.lang.Double, java.lang.Double]()
 
@@ -505,7 +518,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
       } else {
         java.util.Arrays.fill(ex, 0, RwConfig.MaxLevel + 1, 0)
         var above = 0
-        if (lazyDedupe) set.reset(16 * cap) // about 8 cap candidates at a time: it grows past that
+        if (lazyDedupe) set.reset(math.min(m, 4 * cap)) // about cap candidates per level: the set grows past that
         j = m - 1
         while (j >= 0) {
           val h = levelFor(a, b, xs(j))
@@ -574,8 +587,10 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     lt < t || (lt == t && lv.sorted && lv.ids(lv.n - 1) < id)
   }
 
-  /** Whether ids [0, m) hold at least `cap` distinct ids; if so, sc.idx(0 until cap) are the
-    * positions of the newest `cap` of them (the last occurrence of each), newest first.
+  /** Whether the batch [0, m) is worth leaving whole: its newest `cap` distinct ids lie within its
+    * newest 2 `cap` items (few repeats: deduplicating the whole batch would not shrink it much,
+    * while each instance would hash every item of it). If so, sc.idx(0 until cap) are their
+    * positions (the last occurrence of each), newest first.
     */
   private def newestDistinct(sc: Scratch, ids: Array[Long], m: Int): Boolean = {
     val set = sc.set
@@ -583,7 +598,8 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     val idx = sc.idx
     var k = 0
     var j = m - 1
-    while (j >= 0 && k < cap) {
+    val stop = m - 2 * cap
+    while (j >= stop && k < cap) {
       if (set.add(ids(j))) { idx(k) = j; k += 1 }
       j -= 1
     }

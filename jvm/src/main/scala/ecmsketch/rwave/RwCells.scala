@@ -56,6 +56,9 @@ final class RwCells(val config: RwConfig, stored: Int) extends CellFamily {
     */
   def read(in: ByteReader, base: Long, lastTs: Long): WindowCounter = RwCells.readWave(config, stored, in, base, lastTs)
 
+  /** [[RwCellKind.version]] of the config, for every cell (null included). */
+  override def formatVersion(c: WindowCounter): Int = RwCellKind.versionFor(config)
+
   override def equals(o: Any): Boolean = o match { case e: RwCells => e.config == config; case _ => false }
   override def hashCode: Int = config.hashCode
 }
@@ -205,7 +208,9 @@ object RwCells {
     val minTs = l0.ts(0); val minId = l0.ids(0)
     val fts = new Array[Array[Long]](r); val fids = new Array[Array[Long]](r)
     var minTs0 = minTs
-    // the instances after the first r (bytes of an older plan) are checked as lists, then left out
+    // the instances after the first r (bytes of an older plan) are checked as the older reader
+    // checked them (each item in some level of its instance), then left out
+    val older = if (stored > r) RwConfig.levelCoefficients(config.seed, stored) else null
     var i = 0
     while (i < stored) {
       var m = 0
@@ -232,6 +237,9 @@ object RwCells {
         if (m > 0) check(w, i, eids, m, l0)
         fts(i) = ets; fids(i) = eids
         if (m > 0 && ets(0) < minTs0) minTs0 = ets(0)
+      } else if (m > 0) {
+        val a = older(2 * i); val b = older(2 * i + 1)
+        check(cap, x => RandWave.levelFor(a, b, x), i, eids, m, l0)
       }
       i += 1
     }
@@ -249,19 +257,24 @@ object RwCells {
     * items, then level 0; together sorted by (ts, id)) from the newest, level l takes the first
     * `capacity` with h_i >= l. Otherwise the encoding is not canonical.
     */
-  private def check(w: RandWave, i: Int, eids: Array[Long], m: Int, l0: Level): Unit = {
-    val cap = w.config.capacity
+  private def check(w: RandWave, i: Int, eids: Array[Long], m: Int, l0: Level): Unit =
+    check(w.config.capacity, x => w.levelOf(i, x), i, eids, m, l0)
+
+  /** [[check]] for instance i with level function `levelOf` (of a reduced id): also for the
+    * instances of an older plan that the reader leaves out.
+    */
+  private def check(cap: Int, levelOf: Long => Int, i: Int, eids: Array[Long], m: Int, l0: Level): Unit = {
     val cnt = new Array[Int](RwConfig.MaxLevel + 1)
     var j = l0.n - 1
     while (j >= 0) {
-      val h = w.levelOf(i, ecmsketch.hash.Hashing.modP(l0.ids(j)))
+      val h = levelOf(ecmsketch.hash.Hashing.modP(l0.ids(j)))
       var l = 1
       while (l <= h) { if (cnt(l) < cap) cnt(l) += 1; l += 1 }
       j -= 1
     }
     j = m - 1
     while (j >= 0) {
-      val h = w.levelOf(i, ecmsketch.hash.Hashing.modP(eids(j)))
+      val h = levelOf(ecmsketch.hash.Hashing.modP(eids(j)))
       var used = false
       var l = 1
       while (l <= h) { if (cnt(l) < cap) { cnt(l) += 1; used = true }; l += 1 }

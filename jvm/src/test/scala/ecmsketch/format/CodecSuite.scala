@@ -64,7 +64,8 @@ class CodecSuite extends AnyFunSuite with DecodedChecks {
         val m = refusal(c)
         val expected = if (i < 4) "not an ecmsketch sketch: bad magic bytes" else if (i == 4) "unsupported sketch format version"
           else "corrupt sketch: unknown flag bits"
-        assert(m.startsWith(expected), s"flip of bit $bit of byte $i: $m")
+        // a flip into another version this library reads (1 to 3) names the mismatch instead
+        assert(m.startsWith(expected) || (i == 4 && m.startsWith("corrupt sketch: format version")), s"flip of bit $bit of byte $i: $m")
       }
       decodeChecked(c).isEmpty
     }
@@ -123,8 +124,8 @@ class CodecSuite extends AnyFunSuite with DecodedChecks {
     assert(msg.contains("corrupt sketch"), msg)
     // wrong magic / version
     assert(refusal("NOPE....".getBytes).contains("not an ecmsketch sketch"))
-    val v3 = valid.head.clone(); v3(4) = 3
-    assert(refusal(v3).contains("unsupported sketch format version 3"))
+    val v4 = valid.head.clone(); v4(4) = 4
+    assert(refusal(v4).contains("unsupported sketch format version 4"))
   }
 
   /** A partial aggregate of eh_agg with two runs and a dropped row, as Spark's partial merge writes it. */

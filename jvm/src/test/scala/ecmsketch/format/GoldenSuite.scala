@@ -242,6 +242,29 @@ class GoldenSuite extends AnyFunSuite {
     }
   }
 
+  test("golden legacy: the instances the reader leaves out are still checked (an item in no level is refused)") {
+    // distinct-full-v0.1.0 holds 3 instance lists and the current plan keeps 1; the last 8 bytes are
+    // the id of the last item of instance 2's list. An id with level 0 under instance 2's hash
+    // belongs to no level of it: version 0.1.0 refused such bytes, and so must this reader.
+    val old = load("legacy/distinct-full-v0.1.0")
+    val cfg = SketchCodec.decode(old).asInstanceOf[DistinctSketch].config
+    val coeffs = ecmsketch.hash.Hashing.rowCoefficients(cfg.seed ^ RwConfig.LevelSeedSalt, 3)
+    def level2(id: Long): Int = { // docs/rwave.md "Level hash": min(60, nlz((a x + b) mod p) - 3)
+      val t = (BigInt(coeffs(4)) * BigInt(Hashing.modP(id)) + BigInt(coeffs(5))).mod(BigInt(Hashing.MersenneP)).toLong
+      math.min(60, java.lang.Long.numberOfLeadingZeros(t) - 3)
+    }
+    val prevId = java.nio.ByteBuffer.wrap(old, old.length - 8, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong
+    val ids = Iterator.iterate(prevId + 1)(_ + 1).filter(level2(_) == 0).take(3).toSeq
+    for (id <- ids) {
+      val bad = old.clone()
+      java.nio.ByteBuffer.wrap(bad, bad.length - 8, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(id)
+      val e = intercept[SketchException](SketchCodec.decode(bad))
+      assert(e.getMessage.contains("instance 2 item") && e.getMessage.contains("belongs to no level"), e.getMessage)
+    }
+    // a legacy count the old plan could not have had (instances x capacity above 2^24) is refused
+    assert(RwConfig(0.01, 0.01, 10, 0).legacyInstances == -1 && RwConfig(0.1, 0.05, 10, 0).legacyInstances == 23)
+  }
+
   test("golden ecm-eh: decoded answers") {
     val s = decodeStored("ecm-eh").asInstanceOf[EcmSketch]
     checkAnswers("ecm-eh", ecmAnswers(s, ecmRows, Seq(1L, 6L, 7L, 100L), 0, "zz"), Seq(

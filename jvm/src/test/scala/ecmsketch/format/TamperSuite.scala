@@ -150,9 +150,11 @@ class TamperSuite extends AnyFunSuite {
     for (r <- Seq(9, 13, 5, 1, 0))
       assertRefused(patch(rw)(_.putShort(106, r.toShort)), s"capacity 144 and instances $r do not match",
         "(expected 144 and 3, or 11 as written by version 0.1.0)")
-    // 11, version 0.1.0's count, is read as version 0.1.0 wrote it: these cells have no instance
-    // lists (level 0 is not full), so it is the same sketch
-    assert(SketchCodec.encodeAny(SketchCodec.decode(patch(rw)(_.putShort(106, 11.toShort)))).sameElements(rw))
+    // 11, version 0.1.0's count, is read as version 0.1.0 wrote it, as format version 1: these cells
+    // have no instance lists (level 0 is not full), so it is the same sketch, written as version 3
+    assertRefused(patch(rw)(_.putShort(106, 11.toShort)), "format version 3 with 11 randomized-wave instances", "expected version 1")
+    assert(SketchCodec.encodeAny(SketchCodec.decode(patch(rw) { b => b.putShort(106, 11.toShort); b.put(4, 1.toByte) })).sameElements(rw))
+    assertRefused(patch(rw)(_.put(4, 1.toByte)), "format version 1 with 3 randomized-wave instances", "expected version 3")
   }
 
   // ------------------------------------------------------------------ deterministic-wave cells
