@@ -97,7 +97,7 @@ object RwCellKind extends CellKind(CellFamily.RandWaveId, "rwave") {
       throw new SketchException(s"corrupt sketch: randomized-wave capacity $cap and instances $inst do not match " +
         s"epsilon $eps and delta $delta (expected ${cfg.capacity} and ${cfg.instances}" +
         (if (legacy > 0 && legacy != cfg.instances) s", or $legacy as written by version 0.1.0)" else ")"))
-    // version 0.1.0's count is written as format version 1 (by it), the current plan as version(cfg)
+    // version 0.1.0's count was written as format version 1 (by it), the current plan as versionFor(cfg)
     val need = if (inst == cfg.instances) versionFor(cfg) else Codec.Version
     if (version != need)
       throw new SketchException(s"corrupt sketch: format version $version with $inst randomized-wave instances " +
