@@ -459,10 +459,10 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     // sorted by (ts, id), every level's items are appended in (ts, id) order
     sortTieRuns(ts, ids, 0, m0)
     sc.ensure(m0)
-    // A big batch with repeats is not deduplicated as a whole: level 0 takes its newest `cap`
-    // distinct ids, and each instance skips the older occurrences among the items it keeps (an id
-    // has one level, so its older occurrences are kept only where its newest is). Smaller batches,
-    // or big ones with fewer than `cap` distinct ids, are deduplicated first.
+    // A big batch with few repeats ([[newestDistinct]]) is not deduplicated as a whole: level 0
+    // takes its newest `cap` distinct ids, and each instance skips the older occurrences among the
+    // items it keeps (an id has one level, so its older occurrences are kept only where its newest
+    // is). Smaller batches, and big ones with many repeats, are deduplicated first.
     val lazyDedupe = mayRepeat && m0 >= 2 * cap && newestDistinct(sc, ids, m0)
     val m = if (mayRepeat && !lazyDedupe) dedupeBatch(sc, ids, ts, m0) else m0
     val xs = sc.xs; val need = sc.need; val fh = sc.fh
