@@ -47,9 +47,16 @@ object Windows {
     * (stable: of equal timestamps, the earlier run's come first). The result may be `ts`/`ws`
     * themselves; their contents may be overwritten.
     */
-  def mergeSortedRuns(ts: Array[Long], ws: Array[Long], starts: Array[Int], runs: Int, n: Int): (Array[Long], Array[Long]) = {
+  def mergeSortedRuns(ts: Array[Long], ws: Array[Long], starts: Array[Int], runs: Int, n: Int): (Array[Long], Array[Long]) =
+    mergeSortedRuns(ts, ws, starts, runs, n, new Array[Long](n), new Array[Long](n))
+
+  /** [[mergeSortedRuns]] with scratch arrays `t2`, `w2` (at least n long) given by the caller: the
+    * result is (ts, ws) or (t2, w2).
+    */
+  def mergeSortedRuns(ts: Array[Long], ws: Array[Long], starts: Array[Int], runs: Int, n: Int,
+                      t2: Array[Long], w2: Array[Long]): (Array[Long], Array[Long]) = {
     var aT = ts; var aW = ws
-    var bT = new Array[Long](n); var bW = new Array[Long](n)
+    var bT = t2; var bW = w2
     var b = java.util.Arrays.copyOf(starts, runs + 1)
     var numRuns = runs
     while (numRuns > 1) {

@@ -602,7 +602,39 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     if (range == 0) 0.0 else estimateFrom(Windows.lowerBound(now, range))
   }
 
-  /** Buckets from oldest to newest as (size, end) pairs; used by merge and serialization. */
+  /** Writes this histogram's buckets, oldest first, as the weighted events of [[ExpHistogram.merge]]
+    * into ts/ws from index `n` (a bucket of c elements ending at e, after the previous end p:
+    * floor((c-1)/2) at p when positive, then the rest at e); returns the next free index.
+    */
+  private def writeEvents(ts: Array[Long], ws: Array[Long], n0: Int): Int = {
+    var n = n0
+    var prev = _lowerTs
+    var t = tHead
+    while (t < tN) {
+      val c = tSizes(t); val e = tEnds(t); val lo = (c - 1) / 2
+      if (lo > 0) { ts(n) = prev; ws(n) = lo; n += 1 }
+      ts(n) = e; ws(n) = c - lo; n += 1
+      prev = e; t += 1
+    }
+    var l = levels - 1
+    while (l >= 0) {
+      val c = 1L << l; val lo = (c - 1) / 2
+      val r = rings(l); val s = sizes(l)
+      var i = heads(l); var j = 0
+      while (j < s) {
+        val e = r(i)
+        if (lo > 0) { ts(n) = prev; ws(n) = lo; n += 1 }
+        ts(n) = e; ws(n) = c - lo; n += 1
+        prev = e
+        i += 1; if (i == r.length) i = 0
+        j += 1
+      }
+      l -= 1
+    }
+    n
+  }
+
+  /** Buckets from oldest to newest as (size, end) pairs. */
   def foreachBucket(f: (Long, Long) => Unit): Unit = {
     var t = tHead
     while (t < tN) { f(tSizes(t), tEnds(t)); t += 1 }
@@ -762,6 +794,26 @@ object ExpHistogram {
   }
   private[window] val runScratch: ThreadLocal[RunScratch] = ThreadLocal.withInitial(() => new RunScratch)
 
+  /** Event arrays of [[merge]], one set per thread (a merge never runs inside another on the same
+    * thread); sets above [[MergeKeep]] events are not kept.
+    */
+  private[window] final class MergeScratch {
+    var t: Array[Long] = EmptyLongs; var w: Array[Long] = EmptyLongs
+    var t2: Array[Long] = EmptyLongs; var w2: Array[Long] = EmptyLongs
+    /** Makes every array hold at least `n` events. */
+    def reserve(n: Int): MergeScratch = {
+      if (t.length < n) {
+        val m = math.max(n, math.min(MergeKeep, 2 * t.length))
+        t = new Array[Long](m); w = new Array[Long](m); t2 = new Array[Long](m); w2 = new Array[Long](m)
+      }
+      this
+    }
+    /** Drops arrays above [[MergeKeep]] events (a rare large merge does not pin them). */
+    def release(): Unit = if (t.length > MergeKeep) { t = EmptyLongs; w = EmptyLongs; t2 = EmptyLongs; w2 = EmptyLongs }
+  }
+  private[window] final val MergeKeep = 1 << 17 // 1 MB an array
+  private[window] val mergeScratch: ThreadLocal[MergeScratch] = ThreadLocal.withInitial(() => new MergeScratch)
+
   /** Weights up to this are added as unit arrivals (same state, faster than the run carry). */
   final val SmallWeight = 16L
   private val EmptyLongs = new Array[Long](0)
@@ -867,22 +919,19 @@ object ExpHistogram {
         if (nonEmpty.nonEmpty) {
           var count = 0
           nonEmpty.foreach(h => count += 2 * h.bucketCount)
-          val ts = new Array[Long](count); val ws = new Array[Long](count)
+          // scratch space per thread: a sketch merge merges every cell in turn
+          val sc = mergeScratch.get().reserve(count)
+          val ts = sc.t; val ws = sc.w
           val runStarts = new Array[Int](nonEmpty.size + 1)
           var n = 0
           var r = 0
           nonEmpty.foreach { h =>
             runStarts(r) = n; r += 1
-            var prev = h.lowerTs
-            h.foreachBucket { (c, e) =>
-              val lo = (c - 1) / 2
-              if (lo > 0) { ts(n) = prev; ws(n) = lo; n += 1 }
-              ts(n) = e; ws(n) = c - lo; n += 1
-              prev = e
-            }
+            n = h.writeEvents(ts, ws, n)
           }
           runStarts(r) = n
-          val (sts, sws) = Windows.mergeSortedRuns(ts, ws, runStarts, r, n)
+          val (sts, sws) = Windows.mergeSortedRuns(ts, ws, runStarts, r, n, sc.t2, sc.w2)
+          sc.release()
           // equal timestamps summed in place, then added as one sorted list of weighted events
           var i = 0
           var m = 0

@@ -6,9 +6,9 @@ import ecmsketch.hash.Hashing
 import ecmsketch.ingest.{Ingest, SketchOps}
 
 /** The work of `ecm_agg(key, ts, 1000000, eps, eps)` over the Spark benchmark's rows without Spark:
-  * `parts` partial aggregates (one Ingest per partition, time-ordered rows, one merge level planned
+  * `parts` partial aggregates (one Ingest per partition, rows in time order or shuffled in each partition, one merge level planned
   * as in Spark), their serialization, and the final n-way merge and encoding. Prints the seconds of
-  * each phase (medians of `reps`). Run with sbt "Test/runMain ecmsketch.bench.AggPathBench [rows] [reps] [eps,eps]".
+  * each phase (medians of `reps`). Run with sbt "Test/runMain ecmsketch.bench.AggPathBench [rows] [reps] [eps,eps] [in|shuffled]".
   */
 object AggPathBench {
   def main(args: Array[String]): Unit = {
@@ -18,6 +18,19 @@ object AggPathBench {
     val keys = CoreBench.zipfKeys(n, 100000, 1.1, 3)
     val fps = keys.map(Hashing.fingerprintLong)
     val ts = Array.tabulate(n)(i => (i / 10).toLong)
+    // "shuffled": every partition's rows in a seeded random order (as after a shuffle or a join)
+    val order = if (args.length > 3) args(3) else "in"
+    if (order == "shuffled") {
+      val rnd = new java.util.Random(11)
+      for (p <- 0 until parts) {
+        val lo = p * (n / parts); var i = (p + 1) * (n / parts) - 1
+        while (i > lo) {
+          val j = lo + rnd.nextInt(i - lo + 1)
+          val t = ts(i); ts(i) = ts(j); ts(j) = t; val f = fps(i); fps(i) = fps(j); fps(j) = f
+          i -= 1
+        }
+      }
+    } else require(order == "in", s"order must be in or shuffled, got $order")
     val spec = WindowSpec(countWindow = false, tsMicros = false, window = 1000000L)
     val epsList = if (args.length > 2) args(2).split(",").toSeq.map(_.toDouble) else Seq(0.1, 0.01)
     for (eps <- epsList) {
