@@ -38,6 +38,7 @@ object AggPathBench {
       val ops = new SketchOps.Ecm(() => EcmSketch.create(spec, plan, EcmSketch.DefaultSeed), KeyType.Long)
       val ingestT, serT, finalT, readT, mergeT, encT = new Array[Double](reps)
       var bytes = 0
+      var depth = -1; var bound = 0.0
       for (r <- 0 until reps) {
         val t0 = System.nanoTime()
         val bundles = (0 until parts).map { p =>
@@ -55,6 +56,7 @@ object AggPathBench {
         val res = fin.result()
         val t4 = System.nanoTime()
         bytes = ops.encode(res).length
+        depth = res.mergeDepth; bound = res.pointErrorBound
         val t5 = System.nanoTime()
         ingestT(r) = (t1 - t0) / 1e9; serT(r) = (t2 - t1) / 1e9; finalT(r) = (t5 - t2) / 1e9
         readT(r) = (t3 - t2) / 1e9; mergeT(r) = (t4 - t3) / 1e9; encT(r) = (t5 - t4) / 1e9
@@ -62,7 +64,7 @@ object AggPathBench {
       def med(a: Array[Double]) = CoreBench.median(a.toSeq)
       println(f"eps=$eps%.2f ${plan.width}x${plan.depth} cellEps=${plan.cellEpsilon}%.4f: ingest ${med(ingestT)}%.3f s " +
         f"(${n / med(ingestT) / 1e6}%.1f M rows/s), serialize ${med(serT)}%.3f s, final merge+encode ${med(finalT)}%.3f s " +
-        f"(read ${med(readT)}%.3f, merge ${med(mergeT)}%.3f, encode ${med(encT)}%.3f), $bytes bytes")
+        f"(read ${med(readT)}%.3f, merge ${med(mergeT)}%.3f, encode ${med(encT)}%.3f), $bytes bytes, depth $depth, point bound $bound%.4f")
     }
   }
 }
