@@ -811,7 +811,7 @@ object ExpHistogram {
     /** Drops arrays above [[MergeKeep]] events (a rare large merge does not pin them). */
     def release(): Unit = if (t.length > MergeKeep) { t = EmptyLongs; w = EmptyLongs; t2 = EmptyLongs; w2 = EmptyLongs }
   }
-  private[window] final val MergeKeep = 1 << 17 // 1 MB an array
+  private[window] final val MergeKeep = 1 << 15 // 256 KB an array, 1 MB a thread: the 11 K events of a cell at eps 0.01 fit
   private[window] val mergeScratch: ThreadLocal[MergeScratch] = ThreadLocal.withInitial(() => new MergeScratch)
 
   /** Weights up to this are added as unit arrivals (same state, faster than the run carry). */
