@@ -402,10 +402,12 @@ class RandWaveSuite extends AnyFunSuite {
   test("ECM cell usage: add(ts) and add(ts, v) count events with equal timestamps; merged cells count both streams") {
     var q = 0; var f = 0; var worst = 0.0
     var inexact = 0; var sumAbs = 0.0; var sumSigned = 0.0
-    for (seed <- 0 until 6) {
+    for (seed <- 0 until 24) {
       val rnd = new Random(seed)
       val cfg = RwConfig(0.3, 0.05, 2000, rnd.nextLong())
-      val a = new RandWave(cfg); val b = new RandWave(cfg)
+      // seeded event-id salts: a new wave draws a random one, which made this test's means vary
+      // between runs (0.077 to 0.127 over six seeds) and fail at random
+      val a = RandWave.salted(cfg, rnd.nextLong()); val b = RandWave.salted(cfg, rnd.nextLong())
       val oa = new ecmsketch.Oracle; val ob = new ecmsketch.Oracle
       var t = 0L
       for (_ <- 0 until 3000) {
@@ -429,9 +431,11 @@ class RandWaveSuite extends AnyFunSuite {
     info(f"ECM cells: $f of $q beyond eps, worst |err|/(eps*truth) = $worst%.3f; over $inexact inexact answers mean " +
       f"|err|/(eps*truth) ${sumAbs / inexact}%.4f, mean signed err/truth ${sumSigned / inexact}%+.5f")
     assert(f.toDouble / q <= 0.05)
-    // Drift checks, gross only: event ids come from a random salt, so these numbers vary between
-    // runs (mean |err|/(eps*truth) 0.077 and 0.095, mean signed err/truth -0.017 and +0.003 in two runs).
-    assert(sumAbs / inexact < 0.12 && math.abs(sumSigned / inexact) < 0.03, s"${sumAbs / inexact} ${sumSigned / inexact}")
+    // Drift checks (seeded salts, so reproducible): measured mean |err|/(eps*truth) 0.0880 and mean
+    // signed err/truth +0.0008 over the 24 seeds. With c = 36 halved they read 0.0873 and +0.0017
+    // (the plan then gives each wave more instances), so these catch a broken or biased estimator;
+    // the single-instance failure checks above catch a smaller constant.
+    assert(sumAbs / inexact < 0.11 && math.abs(sumSigned / inexact) < 0.02, s"${sumAbs / inexact} ${sumSigned / inexact}")
     val w = new RandWave(RwConfig(0.3, 0.05, 10, 1))
     w.add(5, 100)
     assert(w.estimateFrom(5) == 100.0)
