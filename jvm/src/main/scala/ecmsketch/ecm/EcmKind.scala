@@ -62,7 +62,10 @@ object EcmKind extends SketchKind[EcmSketch](2, "ecm") {
     EcmSketch.decodeCells(params, keyType, in, c, cells.reader)
   }
 
-  /** 2 when a cell is segmented (a time-disjoint merge's), else 1; on the sketch's clock, as written. */
+  /** The largest version a cell needs, on the sketch's clock, as written: 2 when a cell is segmented
+    * (a time-disjoint merge's), 3 for randomized-wave cells of a plan version 0.1.0 did not have
+    * (asked of the family with no cell), else 1.
+    */
   override def formatVersion(s: EcmSketch): Int = {
     s.syncCells()
     var v = math.max(Codec.Version, s.family.formatVersion(null)) // a version the family's plan needs

@@ -28,9 +28,10 @@ final case class RwConfig(epsilon: Double, delta: Double, window: Long, seed: Lo
       s"(${instances.toLong * capacity} in all), more than the supported ${RwConfig.MaxItems}: raise epsilon or delta")
   /** The number of instances that sketches written by version 0.1.0 have for this delta (each
     * instance bounded by GT's 1/3 alone), or -1 if there is none (more than [[RwConfig.MaxInstances]]).
-    * Decoders read those sketches and keep their first [[instances]] instances.
+    * Decoders read those sketches and keep their first [[instances]] instances. Computed once per
+    * config (encoding asks it for every cell of an ECM-sketch: [[RwCellKind.versionFor]]).
     */
-  def legacyInstances: Int = RwConfig.legacyInstances(delta, capacity)
+  lazy val legacyInstances: Int = RwConfig.legacyInstances(delta, capacity)
   def unbounded: Boolean = window == Long.MaxValue
 
   /** Level-hash coefficients (a_0, b_0, a_1, b_1, ...) of the instances: one pairwise-independent
@@ -115,7 +116,7 @@ object RwConfig {
         f"(the smallest supported delta is ${failureProbability(MaxInstances, p)}%.3g)")
   }
 
-  /** [[RwConfig.legacyInstances]]: the instances of sketches written by version 0.1.0 for `delta`
+  /** The instances of sketches written by version 0.1.0 for `delta`
     * and `capacity`, which planned with GT Lemma 2's per-instance 1/3 (its tail sum with the same
     * constants, and its limits), or -1 if it had none.
     */
@@ -167,7 +168,9 @@ object RwConfig {
     * probabilities of the same hash family over a small field.
     */
   def instanceFailureBound(epsilon: Double, capacity: Int, eta: Double, topMean: Double): Double = {
-    require(epsilon > 0 && epsilon < 1 && capacity >= 1 && eta >= 0 && eta < 0.5 && topMean >= 0)
+    require(epsilon > 0 && epsilon < 1 && capacity >= 1 && eta >= 0 && eta < 0.5 && topMean >= 0,
+      s"instanceFailureBound needs epsilon in (0, 1), capacity >= 1, eta in [0, 0.5) and topMean >= 0; " +
+        s"got $epsilon, $capacity, $eta, $topMean")
     val c = capacity.toDouble
     val steps = 2048
     val span = 64

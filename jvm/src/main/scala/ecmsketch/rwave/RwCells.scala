@@ -56,7 +56,7 @@ final class RwCells(val config: RwConfig, stored: Int) extends CellFamily {
     */
   def read(in: ByteReader, base: Long, lastTs: Long): WindowCounter = RwCells.readWave(config, stored, in, base, lastTs)
 
-  /** [[RwCellKind.version]] of the config, for every cell (null included). */
+  /** [[RwCellKind.versionFor]] the config, for every cell (null included). */
   override def formatVersion(c: WindowCounter): Int = RwCellKind.versionFor(config)
 
   override def equals(o: Any): Boolean = o match { case e: RwCells => e.config == config; case _ => false }
