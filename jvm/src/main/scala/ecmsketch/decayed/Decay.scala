@@ -82,12 +82,12 @@ final class IntegralDecay(val decay: Decay, val ticksPerUnit: Long) extends Seri
   def minAge(w: Long, delta: Long): Long = {
     if (delta >= w) return 0L // see minAgeOf
     if (windowTicks > 0) return windowTicks
-    // the pair (W, Delta) recurs: a count has W = resolution, and Delta is the first selected offset
-    // of a level, below W. The expiry search costs two or more StrictMath.pow, a lookup none. The
-    // first W up to DirectMax gets a table indexed by Delta (one load); others share a hashed memo.
-    var dt = direct
-    if (dt == null && w <= IntegralDecay.DirectMax) { dt = new IntegralDecay.Direct(w); direct = dt }
-    if (dt != null && dt.w == w) {
+    // the pair (W, Delta) recurs: W = weight * resolution takes few values (a count has W =
+    // resolution), and Delta is the first selected offset of a level, below W. The expiry search
+    // costs two or more StrictMath.pow, a lookup none. The first MaxDirects values of W up to
+    // DirectMax get a table indexed by Delta (one load); others share a hashed memo.
+    val dt = directFor(w)
+    if (dt != null) {
       val known = dt.agePlus1(delta.toInt)
       if (known != 0L) return known - 1L
       val age = minAgeOf(w, delta)
@@ -110,9 +110,25 @@ final class IntegralDecay(val decay: Decay, val ticksPerUnit: Long) extends Seri
   }
 
   @transient private var memo: Array[IntegralDecay.Memo] = null
-  // Threads may share a decay (and so both memos): a slot holds 0 or the one correct answer, and a
-  // 64-bit HotSpot JVM reads and writes longs whole, so a racing reader sees either.
-  @transient private var direct: IntegralDecay.Direct = null
+  // Threads share a decay (IntegralDecay.of), and so the memo and the tables: a slot holds null or 0,
+  // or the one correct answer, and a 64-bit HotSpot JVM reads and writes longs and references whole
+  // (the tables' fields are final), so a racing reader sees either; a race that loses a table or a
+  // slot costs a recomputation.
+  @transient private var directs: Array[IntegralDecay.Direct] = null
+
+  /** W's table of ages (created on first use while fewer than MaxDirects exist), or null. */
+  private def directFor(w: Long): IntegralDecay.Direct = if (w > IntegralDecay.DirectMax) null else {
+    var ds = directs
+    if (ds == null) { ds = new Array[IntegralDecay.Direct](IntegralDecay.MaxDirects); directs = ds }
+    var k = 0
+    while (k < ds.length) {
+      val d = ds(k)
+      if (d == null) { val n = new IntegralDecay.Direct(w); ds(k) = n; return n }
+      if (d.w == w) return d
+      k += 1
+    }
+    null
+  }
 
   private def minAgeOf(w: Long, delta: Long): Long = {
     // f(W, 0) = W for every decay whose age 0 counts fully (g(0) = 1: pow(2, -0.0) and pow(1, y) are
@@ -143,10 +159,25 @@ final class IntegralDecay(val decay: Decay, val ticksPerUnit: Long) extends Seri
 }
 
 object IntegralDecay {
+  /** The integral decay of `decay` in ticks of `ticksPerUnit`, shared by every sketch built for it
+    * (a GROUP BY builds one sketch a group: they share the expiry tables). At most MaxShared are
+    * kept; others get their own.
+    */
+  def of(decay: Decay, ticksPerUnit: Long): IntegralDecay = {
+    val key = (decay, ticksPerUnit)
+    val known = shared.get(key)
+    if (known != null) known
+    else if (shared.size >= MaxShared) new IntegralDecay(decay, ticksPerUnit)
+    else { val d = new IntegralDecay(decay, ticksPerUnit); val prev = shared.putIfAbsent(key, d); if (prev == null) d else prev }
+  }
+  private val shared = new java.util.concurrent.ConcurrentHashMap[(Decay, Long), IntegralDecay]()
+  private final val MaxShared = 64
   private final val MemoBits = 10
   private final class Memo(val w: Long, val delta: Long, val age: Long)
   /** The largest W with a direct table (8,192 longs: a weight of up to 8 at the default resolution). */
   private final val DirectMax = 1L << 13
+  /** Direct tables per decay: at most 16 x 64 KB. */
+  private final val MaxDirects = 16
   /** min_age(W, Delta) + 1 for Delta < W, 0 while not computed. */
   private final class Direct(val w: Long) { val agePlus1 = new Array[Long](w.toInt) }
 }

@@ -117,12 +117,14 @@ class ArithSuite extends AnyFunSuite {
         assert(f.f(w, x + 1) <= f.f(w, x))
       }
     }
-    // the memos of (W, Delta) -> expiry (a direct table for the first W asked, a hashed one for the
-    // others): every Delta of a few W, more pairs than the hashed memo has slots (so pairs of one W
-    // share slots), asked in random order, equals a fresh instance's answer (computed)
+    // the memos of (W, Delta) -> expiry (direct tables for the first 16 W up to 8,192 asked, a hashed
+    // memo for the others): every Delta of W above 8,192 and of more than 16 small W, more pairs than
+    // the hashed memo has slots (so pairs share slots), asked in random order, equals a fresh
+    // instance's answer (computed)
     Seq(Decay.Exp(3.5), Decay.Poly(1.5)).foreach { d =>
       val f = new IntegralDecay(d, 1)
-      val pool = for (w <- Array(1024L, 3000L, 777L); dl <- 0L until w) yield (w, dl)
+      val ws = Array(1024L, 3000L, 777L, 9000L, 20011L) ++ (100L until 120L)
+      val pool = for (w <- ws; dl <- 0L until w) yield (w, dl)
       (0 until 30000).foreach { _ =>
         val (w, dl) = pool(rnd.nextInt(pool.length))
         assert(f.minAge(w, dl) == new IntegralDecay(d, 1).minAge(w, dl), s"$d w=$w delta=$dl")
