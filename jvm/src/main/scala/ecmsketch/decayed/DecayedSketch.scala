@@ -42,7 +42,7 @@ final case class DecayedParams(decay: Option[Decay], epsilon: Double, delta: Dou
   /** M = ceil(log2 Y): levels 0..M. */
   val topLevel: Int = 64 - java.lang.Long.numberOfLeadingZeros(upsilon - 1)
   val ticksPerUnit: Long = if (tsMicros) 1000000L else 1L
-  val integral: Option[IntegralDecay] = decay.map(d => new IntegralDecay(d, ticksPerUnit))
+  val integral: Option[IntegralDecay] = decay.map(d => IntegralDecay.of(d, ticksPerUnit))
   /** (a_j, b_j) of every copy, a in [1, p), b in [0, p). */
   val coefficients: Array[Long] = Hashing.rowCoefficients(seed ^ CoefficientSalt, copies)
 }
@@ -74,11 +74,19 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
 
   private[decayed] val levels: Array[Array[Level]] = Array.fill(params.copies)(new Array[Level](params.topLevel + 1))
 
+  /** Per copy, each level's refusal threshold (Level.attach): t_i, or Long.MinValue while the level
+    * discarded nothing or does not exist.
+    */
+  private val thresholds: Array[Array[Long]] = Array.fill(params.copies)(Array.fill(params.topLevel + 1)(Long.MinValue))
+
   private def level(j: Int, i: Int): Level = {
     var l = levels(j)(i)
-    if (l == null) { l = new Level(params.tau); levels(j)(i) = l }
+    if (l == null) { l = new Level(params.tau); install(j, i, l) }
     l
   }
+
+  /** Makes `l` level i of copy j (a new level, a merge's, a decoded one). */
+  private[decayed] def install(j: Int, i: Int, l: Level): Unit = { levels(j)(i) = l; l.attach(thresholds(j), i) }
 
   /** Stored entries over all copies and levels. */
   def storedEntries: Int = { compactAll(); levels.map(_.iterator.filter(_ != null).map(_.size).sum).sum }
@@ -87,6 +95,8 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
 
   /** Adds observation (id hash, weight, value, ts): each distinct id counts once, at one site or
     * many. Weight 0 contributes nothing (it still counts in total_weight, first_ts and last_ts).
+    * The observation waits in a buffer of pending ones (see [[flush]]); anything that reads the
+    * levels inserts them first.
     */
   def add(idHash: Long, weight: Long, value: Double, ts: Long): Unit = {
     if (weight < 0 || weight > params.maxWeight)
@@ -101,52 +111,135 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
     if (weight > 0) {
       if (!uncompacted) uncompacted = true
       if (general && !unresolved) unresolved = true
-      insert(idOf(idHash), weight, value, ts)
+      if (4 * pN == pending.length) {
+        if (pN >= pendingCap) flush()
+        else grow()
+      }
+      val o = 4 * pN
+      val p = pending
+      p(o) = idOf(idHash); p(o + 1) = weight; p(o + 2) = java.lang.Double.doubleToRawLongBits(value); p(o + 3) = ts
+      pN += 1
     }
   }
 
   private[decayed] def idOf(idHash: Long): Long = java.lang.Long.remainderUnsigned(idHash, params.idSpace)
 
-  private def insert(id: Long, weight: Long, value: Double, ts: Long): Unit = {
+  // ---- pending observations. A level keeps the tau largest keys it is offered, and a newer
+  // observation has the larger keys, so in time order every observation enters every level it is
+  // selected at, to be evicted soon after. Inserted newest first instead, the first ones raise each
+  // level's t_i and the older ones are refused by it before MinHit and the expiry are computed. What
+  // a level holds does not depend on the order of its offers (Level's set rule), so the sketch, and
+  // its bytes, are the same either way.
+  private val pendingCap: Int = math.min(MaxPending, math.max(MinPending, PendingPerTau * params.tau))
+  /** Pending row k is pending(4 k until 4 k + 4): id, weight, value (its bits), ts (one array, so a
+    * row read out of order costs one cache miss, not four).
+    */
+  private var pending: Array[Long] = Array.emptyLongArray
+  private var pN = 0
+
+  private def grow(): Unit = {
+    val c = math.min(pendingCap, math.max(64, pending.length / 2))
+    pending = java.util.Arrays.copyOf(pending, 4 * c)
+  }
+
+  /** Inserts the pending observations, largest key bound first. */
+  private def flush(): Unit = if (pN > 0) {
+    val p = pending
+    val f = params.integral.orNull
+    // every key of an observation is at most its key at offset 0 (the expiry falls with the offset):
+    // a level whose t_i covers this bound refuses the observation in every copy, unseen
+    val ubs = new Array[Long](pN)
+    var ascending = true
+    var k = 0
+    while (k < pN) {
+      val ts = p(4 * k + 3)
+      val ub = if (f == null) ts else satAdd(ts, f.minAge(p(4 * k + 1) * params.resolution, 0L))
+      ubs(k) = ub
+      if (k > 0 && ub < ubs(k - 1)) ascending = false
+      k += 1
+    }
+    val order = if (ascending) null else descending(ubs)
+    var r = 0
+    while (r < pN) {
+      val k = if (order == null) pN - 1 - r else order(r)
+      val o = 4 * k
+      val id = p(o); val w = p(o + 1); val v = java.lang.Double.longBitsToDouble(p(o + 2)); val ts = p(o + 3)
+      val ub = ubs(k)
+      var j = 0
+      while (j < params.copies) { insert(j, id, w, v, ts, ub); j += 1 }
+      r += 1
+    }
+    pN = 0
+  }
+
+  /** The indices of `x` by value, largest first. */
+  private def descending(x: Array[Long]): Array[Int] = {
+    val n = x.length
+    var lo = Long.MaxValue; var hi = Long.MinValue
+    var k = 0
+    while (k < n) { val t = x(k); if (t < lo) lo = t; if (t > hi) hi = t; k += 1 }
+    val bits = 32 - Integer.numberOfLeadingZeros(n)
+    val out = new Array[Int](n)
+    if (hi - lo >= 0 && hi - lo < (1L << (62 - bits))) {
+      // one primitive sort of (distance below the largest, index) packed in a long
+      val packed = new Array[Long](n)
+      k = 0
+      while (k < n) { packed(k) = ((hi - x(k)) << bits) | k; k += 1 }
+      java.util.Arrays.sort(packed)
+      val mask = (1L << bits) - 1
+      k = 0
+      while (k < n) { out(k) = (packed(k) & mask).toInt; k += 1 }
+    } else {
+      val boxed = Array.tabulate[Integer](n)(Integer.valueOf)
+      java.util.Arrays.sort(boxed, (a: Integer, b: Integer) => java.lang.Long.compare(x(b), x(a)))
+      k = 0
+      while (k < n) { out(k) = boxed(k).intValue; k += 1 }
+    }
+    out
+  }
+
+  /** Offers one observation to the levels of copy j where it is selected and could be kept. */
+  private def insert(j: Int, id: Long, weight: Long, value: Double, ts: Long, ub0: Long): Unit = {
     val w = weight * params.resolution
     val base = params.wMax * id
     val f = params.integral.orNull
-    var j = 0
-    while (j < params.copies) {
-      val a = params.coefficients(2 * j); val b = params.coefficients(2 * j + 1)
-      val u = Arith.hash(a, b, base)
-      var i = 0
-      var go = true
-      // ub: an upper bound on this level's key (keys do not increase with the level: the first
-      // selected offset d_i does not decrease, and the expiry falls with d), so a level whose t_i
-      // already covers it refuses the entry and needs neither MinHit nor the key. A repeated id is
-      // offered again: the level keeps one version of it (Level's set rule).
-      var ub = if (f == null) ts else Long.MaxValue
-      var lastD = -1L; var lastH = 0L; var lastKey = Long.MinValue
-      while (go && i <= params.topLevel) {
-        val l = levels(j)(i)
-        if (l != null && !l.admits(ub)) i += 1
+    val a = params.coefficients(2 * j); val b = params.coefficients(2 * j + 1)
+    val u = Arith.hash(a, b, base)
+    val ls = levels(j)
+    val thr = thresholds(j)
+    val top = params.topLevel
+    var i = 0
+    var go = true
+    // ub: an upper bound on this level's key (keys do not increase with the level: the first
+    // selected offset d_i does not decrease, and the expiry falls with d), so a level whose t_i
+    // already covers it refuses the entry and needs neither MinHit nor the key. A repeated id is
+    // offered again: the level keeps one version of it (Level's set rule).
+    var ub = ub0
+    var lastD = -1L; var lastH = 0L; var lastKey = Long.MinValue
+    while (go && i <= top) {
+      // levels whose t_i covers ub refuse the entry: a scan of one primitive array
+      while (i <= top && ub <= thr(i) && thr(i) != Long.MinValue) i += 1
+      if (i > top) go = false
+      else if (ub == Long.MinValue && ls(i) != null && !ls(i).admits(ub)) i += 1 // t_i = Long.MinValue
+      else {
+        // the selected sets nest (L_i falls with i), so d_i >= d_k for k < i: the last offset found
+        // is d_i whenever it is still selected here, and the key it gave is reused
+        val bound = Arith.levelBound(i)
+        val d =
+          if (lastD < 0) Arith.firstHit(a, u, 0L, w - 1, bound)
+          else if (lastH <= bound) lastD
+          else Arith.firstHit(a, Arith.addModP(lastH, a), lastD + 1, w - 1, bound) // d_i > d_k, k < i
+        if (d < 0) go = false // no selected integer here, nor at any higher level
         else {
-          // the selected sets nest (L_i falls with i), so d_i >= d_k for k < i: the last offset found
-          // is d_i whenever it is still selected here, and the key it gave is reused
-          val bound = Arith.levelBound(i)
-          val d =
-            if (lastD < 0) Arith.firstHit(a, u, 0L, w - 1, bound)
-            else if (lastH <= bound) lastD
-            else Arith.firstHit(a, Arith.addModP(lastH, a), lastD + 1, w - 1, bound) // d_i > d_k, k < i
-          if (d < 0) go = false // no selected integer here, nor at any higher level
-          else {
-            if (d != lastD) { lastD = d; lastH = Arith.hash(a, b, base + d); lastKey = Long.MinValue }
-            if (f != null) {
-              if (lastKey == Long.MinValue) lastKey = satAdd(ts, f.minAge(w, d))
-              ub = lastKey
-              level(j, i).offer(id, weight, value, ts, lastKey, 0L)
-            } else level(j, i).offer(id, weight, value, ts, ts, Level.Unresolved) // RangeSample when queried
-            i += 1
-          }
+          if (d != lastD) { lastD = d; lastH = Arith.hash(a, b, base + d); lastKey = Long.MinValue }
+          if (f != null) {
+            if (lastKey == Long.MinValue) lastKey = satAdd(ts, f.minAge(w, d))
+            ub = lastKey
+            level(j, i).offer(id, weight, value, ts, lastKey, 0L)
+          } else level(j, i).offer(id, weight, value, ts, ts, Level.Unresolved) // RangeSample when queried
+          i += 1
         }
       }
-      j += 1
     }
   }
 
@@ -155,6 +248,7 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
     */
   private[decayed] def compactAll(): Unit = if (uncompacted) synchronized {
     if (uncompacted) {
+      flush()
       levels.foreach(_.foreach(l => if (l != null) l.compact()))
       uncompacted = false
     }
@@ -504,6 +598,13 @@ object DecayedSketch {
   final val DefaultResolution = 1024L
   final val DefaultSeed: Long = Hashing.DefaultSeed
   private[decayed] final val CoefficientSalt = 0x0DECA7EDL
+  /** Pending observations a sketch buffers before inserting them newest first: PendingPerTau tau,
+    * within [MinPending, MaxPending] (32 bytes each). A level then takes about 2 tau of each batch,
+    * not all of it (DecayedSketch.flush).
+    */
+  private final val PendingPerTau = 64
+  private final val MinPending = 1024
+  private final val MaxPending = 1 << 20
 
   /** Copies b for failure probability delta: the odd number 2 ceil(ln(1/delta) / 2) + 1 (5 at delta 0.05). */
   def copiesFor(delta: Double): Int = 2 * math.ceil(math.log(1.0 / delta) / 2).toInt + 1
@@ -557,7 +658,7 @@ object DecayedSketch {
           val l = new Level(first.params.tau)
           ls.foreach(x => if (x.discarded) l.raise(x.tI))
           ls.foreach(l.absorb)
-          out.levels(j)(i) = l
+          out.install(j, i, l)
         }
         i += 1
       }

@@ -43,6 +43,18 @@ final class Level(val tau: Int) {
   @inline private def keys(s: Int): Long = data(6 * s + 4)
   @inline private def rss(s: Int): Long = data(6 * s + 5)
 
+  /** Where the level publishes its refusal threshold (see [[attach]]); null while not attached. */
+  private var thresholds: Array[Long] = null
+  private var thresholdSlot = 0
+
+  /** Publishes the level's threshold in `a(slot)` from now on: t_i once the level discarded
+    * anything, Long.MinValue before (the sketch's insert loop scans a copy's thresholds, one
+    * primitive array, instead of its levels; a level with t_i = Long.MinValue needs [[admits]]).
+    */
+  private[decayed] def attach(a: Array[Long], slot: Int): Unit = { thresholds = a; thresholdSlot = slot; publish() }
+
+  private def publish(): Unit = if (thresholds != null) thresholds(thresholdSlot) = if (disc) ti else Long.MinValue
+
   /** Whether the level ever discarded an entry or had t_i raised (compacts first). */
   def discarded: Boolean = { compact(); disc }
   /** t_i, the largest key discarded or raised (Long.MinValue while nothing was; compacts first). */
@@ -78,7 +90,7 @@ final class Level(val tau: Int) {
   }
 
   /** Raises t_i (a merge, a decode) and drops what it covers. */
-  def raise(t: Long): Unit = if (!disc || t > ti) { disc = true; ti = t; clean = 0 }
+  def raise(t: Long): Unit = if (!disc || t > ti) { disc = true; ti = t; clean = 0; publish() }
 
   /** Whether an entry of this id is held (compacts first; a linear scan, for tests and checks). */
   def contains(id: Long): Boolean = slotOf(id) >= 0
@@ -160,6 +172,7 @@ final class Level(val tau: Int) {
       val t = Level.select(ks, m, m - tau - 1)
       if (!disc || t > ti) ti = t
       disc = true
+      publish()
     }
     // 3. keep the live entries above t_i, in slot order
     var o = 0

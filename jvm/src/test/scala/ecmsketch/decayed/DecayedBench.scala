@@ -5,7 +5,8 @@ package ecmsketch.decayed
   *    against the constant C of tau = C / epsilon^2, over seeded streams (3000 distinct elements, 30 %
   *    duplicates, 8 sites, shuffled), queried at the last timestamp;
   *  - `speed`: elements/s of the fixed-decay and general sketches (interleaved runs, medians) and
-  *    sketch size at epsilon 0.05.
+  *    sketch size at epsilon 0.05 (`-Ddecayed.rows`, default 10^6 rows);
+  *  - `one <case> <shuffled|time> <rows> <runs>`: one case of `speed`, run after run (A/B runs, profiles).
   */
 object DecayedBench {
   import DecayedKit._
@@ -14,6 +15,7 @@ object DecayedBench {
     case "constant" => constant(args.lift(1).map(_.toInt).getOrElse(60), args.lift(2).map(_.toDouble).getOrElse(0.1),
       args.lift(3).map(_.split(",").toSeq.map(_.toDouble)))
     case "speed" => speed()
+    case "one" => one(args(1), args(2), args(3).toInt, args(4).toInt)
     case other => sys.error(s"unknown mode $other")
   }
 
@@ -57,37 +59,59 @@ object DecayedBench {
     }
   }
 
+  /** One case of [[speed]] (a sketch whose name contains `what`, in `order`: "shuffled" or "time"),
+    * `reps` runs over `n` rows, printing each run's elements/s: for A/B runs and profiles.
+    */
+  def one(what: String, order: String, n: Int, reps: Int): Unit = {
+    val st = stream(7, n, 1, 10L * n, maxW = 1, dupFrac = 0.0)
+    val rows = if (order == "time") st.rows.toArray.sortBy(_.t) else st.rows.toArray
+    val (name, mk) = cases.find(_._1.contains(what)).getOrElse(sys.error(s"no case $what"))
+    (0 until reps).foreach { rep =>
+      val (rate, bytes, entries) = timedBuild(mk, rows)
+      println(f"rep $rep $name, $order: $rate%.0f elements/s, ${bytes.length} bytes, $entries entries, crc32 ${crc(bytes)}%08x")
+    }
+  }
+
+  /** Builds a sketch from `rows`: elements/s (the finished, compacted sketch included, as encoding
+    * it would), its bytes and stored entries.
+    */
+  private def timedBuild(mk: () => DecayedSketch, rows: Array[Elem]): (Double, Array[Byte], Int) = {
+    val s = mk()
+    val t0 = System.nanoTime()
+    var k = 0
+    while (k < rows.length) { val e = rows(k); s.add(idHash(e), e.w, e.v, e.t); k += 1 }
+    val entries = s.storedEntries
+    val rate = rows.length / ((System.nanoTime() - t0) / 1e9)
+    (rate, ecmsketch.core.Codec.encode(DecayedKind, s), entries)
+  }
+
+  /** A fingerprint of the bytes: a speed change must not move it. */
+  private def crc(bytes: Array[Byte]): Long = { val c = new java.util.zip.CRC32(); c.update(bytes); c.getValue }
+
+  private val cases: Seq[(String, () => DecayedSketch)] = Seq(
+    "fixed exp(half-life 1000), C=2" -> (() => DecayedSketch.create(Some(Decay.Exp(1000)), 0.05, 0.05, 2.0, maxWeight = 1)),
+    "fixed exp(half-life 1000), C=4" -> (() => DecayedSketch.create(Some(Decay.Exp(1000)), 0.05, 0.05, 4.0, maxWeight = 1)),
+    "fixed exp(half-life 1000), C=60" -> (() => DecayedSketch.create(Some(Decay.Exp(1000)), 0.05, 0.05, 60.0, maxWeight = 1)),
+    "fixed window(10000), C=4" -> (() => DecayedSketch.create(Some(Decay.Window(10000)), 0.05, 0.05, 4.0, maxWeight = 1)),
+    "general, C=4" -> (() => DecayedSketch.create(None, 0.05, 0.05, 4.0, maxWeight = 1)))
+
   def speed(): Unit = {
-    val n = sys.props.getOrElse("decayed.rows", "100000").toInt
+    val n = sys.props.getOrElse("decayed.rows", "1000000").toInt
     val st = stream(7, n, 1, 10L * n, maxW = 1, dupFrac = 0.0)
     val shuffled = st.rows.toArray
-    // the same rows in time order: every observation is the newest, so it enters every level it is
-    // selected at (the costliest order for this sketch); shuffled rows are mostly refused high up
+    // the same rows in time order, the order streams mostly arrive in (the sketch inserts each batch
+    // of pending rows newest first, so the orders differ by a sort and in which levels refuse what)
     val orders = Seq("shuffled" -> shuffled, "time order" -> shuffled.sortBy(_.t))
-    val sketches: Seq[(String, () => DecayedSketch)] = Seq(
-      "fixed exp(half-life 1000), C=2" -> (() => DecayedSketch.create(Some(Decay.Exp(1000)), 0.05, 0.05, 2.0, maxWeight = 1)),
-      "fixed exp(half-life 1000), C=4" -> (() => DecayedSketch.create(Some(Decay.Exp(1000)), 0.05, 0.05, 4.0, maxWeight = 1)),
-      "fixed exp(half-life 1000), C=60" -> (() => DecayedSketch.create(Some(Decay.Exp(1000)), 0.05, 0.05, 60.0, maxWeight = 1)),
-      "fixed window(10000), C=4" -> (() => DecayedSketch.create(Some(Decay.Window(10000)), 0.05, 0.05, 4.0, maxWeight = 1)),
-      "general, C=4" -> (() => DecayedSketch.create(None, 0.05, 0.05, 4.0, maxWeight = 1)))
-    val cases = for ((o, rows) <- orders; (k, mk) <- sketches) yield (s"$k, $o", rows, mk)
-    val times = cases.map(_ => scala.collection.mutable.ArrayBuffer[Double]())
+    val runs = for ((o, rows) <- orders; (k, mk) <- cases) yield (s"$k, $o", rows, mk)
+    val times = runs.map(_ => scala.collection.mutable.ArrayBuffer[Double]())
     var sizes = Map[String, Int]()
     (0 until 3).foreach { rep =>
-      cases.indices.foreach { i =>
-        val (name, rows, mk) = cases(i)
-        val s = mk()
-        val t0 = System.nanoTime()
-        var k = 0
-        while (k < rows.length) { val e = rows(k); s.add(idHash(e), e.w, e.v, e.t); k += 1 }
-        val entries = s.storedEntries // finishes the sketch (compacts its levels), as encoding it would
-        times(i) += rows.length / ((System.nanoTime() - t0) / 1e9)
-        val bytes = ecmsketch.core.Codec.encode(DecayedKind, s)
+      runs.indices.foreach { i =>
+        val (name, rows, mk) = runs(i)
+        val (rate, bytes, entries) = timedBuild(mk, rows)
+        times(i) += rate
         sizes += name -> bytes.length
-        if (rep == 0) { // a fingerprint of the bytes: a speed change must not move it
-          val crc = new java.util.zip.CRC32(); crc.update(bytes)
-          println(f"bytes of $name%-46s crc32 ${crc.getValue}%08x")
-        }
+        if (rep == 0) println(f"bytes of $name%-46s crc32 ${crc(bytes)}%08x")
         println(f"rep $rep $name%-46s ${times(i).last}%.0f elements/s, ${bytes.length} bytes, $entries entries")
       }
     }
@@ -95,9 +119,9 @@ object DecayedBench {
       s"(5 copies), medians of 3 interleaved runs; java ${System.getProperty("java.version")}, " +
       s"${Runtime.getRuntime.availableProcessors()} cores", "",
       "| sketch, row order | elements/s | serialized bytes |", "|---|---:|---:|") ++
-      cases.indices.map { i =>
+      runs.indices.map { i =>
         val m = times(i).sorted.apply(times(i).size / 2)
-        f"| ${cases(i)._1} | $m%,.0f | ${sizes(cases(i)._1)}%,d |"
+        f"| ${runs(i)._1} | $m%,.0f | ${sizes(runs(i)._1)}%,d |"
       }
     val text = lines.mkString("\n")
     println(text)

@@ -103,6 +103,89 @@ class DecayedSuite extends AnyFunSuite {
     }
   }
 
+  test("pending observations: any row order, flushes mid-stream and reads between adds give the bytes of one pass") {
+    // epsilon 0.3: tau = 45, so about 2,900 observations wait before a flush and 12,000 rows flush
+    // several times; reading after every add inserts each row alone (nothing waits)
+    val st = stream(21, 9000, 1, 20000, dupFrac = 0.25)
+    val rows = st.rows
+    Seq(Some(Decay.Exp(400.0)), Some(Decay.Window(3000.0)), None).foreach { d =>
+      def mk0() = DecayedSketch.create(d, 0.3, 0.05, maxWeight = 10, seed = 4)
+      val one = { val s = mk0(); rows.foreach { e => s.add(idHash(e), e.w, e.v, e.t); s.storedEntries }; s }
+      val want = Codec.encode(DecayedKind, one)
+      val byTime = rows.sortBy(_.t)
+      Seq("shuffled" -> rows, "time order" -> byTime, "newest first" -> byTime.reverse).foreach { case (name, rs) =>
+        assert(java.util.Arrays.equals(Codec.encode(DecayedKind, build(rs, mk0())), want), s"$d, $name")
+      }
+      // queries between batches of adds
+      val q = d.getOrElse(Decay.Exp(400.0))
+      val s = mk0()
+      byTime.grouped(1000).foreach { g => g.foreach(e => s.add(idHash(e), e.w, e.v, e.t)); s.sum(q, null) }
+      assert(java.util.Arrays.equals(Codec.encode(DecayedKind, s), want), s"$d, reads between adds")
+      assert(s.sum(q, null) == one.sum(q, null))
+    }
+  }
+
+  /** Every level of every copy of `s` (built from `rs`) against the set rule over the distinct
+    * elements computed from scratch, an oracle independent of the insert loop (its upper bounds,
+    * thresholds, reused offsets and pending rows): per copy and level, each id's winning version among
+    * the rows selected there (MinHit per row), then the overflow rule of §7.9.
+    */
+  def assertSetRule(s: DecayedSketch, rs: Seq[Elem], what: String): Unit = {
+    s.storedEntries
+    val pr = s.params
+    (0 until pr.copies).foreach { j =>
+      val a = pr.coefficients(2 * j); val b = pr.coefficients(2 * j + 1)
+      (0 to pr.topLevel).foreach { i =>
+        // (id, key, ts, w, v) of every row selected at level i
+        val offers = rs.flatMap { e =>
+          val id = s.idOf(idHash(e)); val w = e.w * pr.resolution
+          val dd = Arith.firstSelected(a, b, pr.wMax * id, w - 1, i)
+          if (dd < 0) None
+          else Some((id, pr.integral.fold(e.t)(f => DecayedSketch.satAdd(e.t, f.minAge(w, dd))), e.t, e.w, e.v))
+        }
+        val winners = offers.groupBy(_._1).values.map(_.max(Ordering.by((x: (Long, Long, Long, Long, Double)) =>
+          (x._2, x._3, x._4, x._5))(Ordering.Tuple4(Ordering.Long, Ordering.Long, Ordering.Long, Ordering.Double.TotalOrdering)))).toSeq
+        val keys = winners.map(_._2).sorted(Ordering[Long].reverse)
+        val (disc, ti) = if (keys.size > pr.tau) (true, keys(pr.tau)) else (false, Long.MinValue)
+        val held = winners.filter(x => !disc || x._2 > ti).map(x => (x._1, x._2)).toSet
+        val l = s.levels(j)(i)
+        if (l == null) assert(winners.isEmpty, s"$what copy $j level $i")
+        else {
+          assert(l.discarded == disc && (!disc || l.tI == ti), s"$what copy $j level $i: t_i")
+          assert(l.entries.map(e => (e.id, e.key)).toSet == held, s"$what copy $j level $i: entries")
+        }
+      }
+    }
+  }
+
+  test("every level of every copy equals the set rule over the distinct elements, computed from scratch (MinHit per row)") {
+    val rnd = new Random(23)
+    val st = stream(24, 3000, 1, 6000, dupFrac = 0.2)
+    // conflicting versions: the same id with another timestamp, weight or value
+    val rows = st.rows ++ st.distinct.take(600).map(e => e.copy(t = e.t + rnd.nextInt(50) - 25, w = 1 + rnd.nextInt(10),
+      v = rnd.nextInt(5).toDouble))
+    Seq(Some(Decay.Exp(300.0)), Some(Decay.Poly(1.5)), Some(Decay.Window(1000.0)), None).foreach { d =>
+      Seq("shuffled" -> rnd.shuffle(rows), "time order" -> rows.sortBy(_.t)).foreach { case (name, rs) =>
+        assertSetRule(build(rs, DecayedSketch.create(d, 0.3, 0.05, maxWeight = 10, seed = 8)), rs, s"$d, $name")
+      }
+    }
+  }
+
+  test("pending observations at the ends of the timestamp range (a batch spanning more than 2^62 ticks; t_i = Long.MinValue)") {
+    val rnd = new Random(22)
+    val ts = Seq(Long.MinValue, Long.MinValue + 1, -5L, 0L, 7L, Long.MaxValue - 1, Long.MaxValue)
+    val rows = (0 until 4000).map(k => Elem(rnd.nextLong(), 1 + rnd.nextInt(3), rnd.nextInt(9).toDouble, ts(rnd.nextInt(ts.size))))
+    Seq(Some(Decay.Window(10.0)), None).foreach { d =>
+      def mk0() = DecayedSketch.create(d, 0.3, 0.05, maxWeight = 10, seed = 6)
+      val one = { val s = mk0(); rows.foreach { e => s.add(idHash(e), e.w, e.v, e.t); s.storedEntries }; s }
+      val want = Codec.encode(DecayedKind, one)
+      Seq(rows, rows.sortBy(_.t), rnd.shuffle(rows)).foreach { rs =>
+        assert(java.util.Arrays.equals(Codec.encode(DecayedKind, build(rs, mk0())), want), s"$d")
+      }
+      assertSetRule(one, rows, s"$d")
+    }
+  }
+
   test("Level (lazy compaction) equals the set rule of §7.9 computed from scratch, under random offers, repeats and raises") {
     val rnd = new Random(42)
     (0 until 300).foreach { round =>
