@@ -602,39 +602,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     if (range == 0) 0.0 else estimateFrom(Windows.lowerBound(now, range))
   }
 
-  /** Writes this histogram's buckets, oldest first, as the weighted events of [[ExpHistogram.merge]]
-    * into ts/ws from index `n` (a bucket of c elements ending at e, after the previous end p:
-    * floor((c-1)/2) at p when positive, then the rest at e); returns the next free index.
-    */
-  private def writeEvents(ts: Array[Long], ws: Array[Long], n0: Int): Int = {
-    var n = n0
-    var prev = _lowerTs
-    var t = tHead
-    while (t < tN) {
-      val c = tSizes(t); val e = tEnds(t); val lo = (c - 1) / 2
-      if (lo > 0) { ts(n) = prev; ws(n) = lo; n += 1 }
-      ts(n) = e; ws(n) = c - lo; n += 1
-      prev = e; t += 1
-    }
-    var l = levels - 1
-    while (l >= 0) {
-      val c = 1L << l; val lo = (c - 1) / 2
-      val r = rings(l); val s = sizes(l)
-      var i = heads(l); var j = 0
-      while (j < s) {
-        val e = r(i)
-        if (lo > 0) { ts(n) = prev; ws(n) = lo; n += 1 }
-        ts(n) = e; ws(n) = c - lo; n += 1
-        prev = e
-        i += 1; if (i == r.length) i = 0
-        j += 1
-      }
-      l -= 1
-    }
-    n
-  }
-
-  /** Buckets from oldest to newest as (size, end) pairs. */
+  /** Buckets from oldest to newest as (size, end) pairs; used by merge and serialization. */
   def foreachBucket(f: (Long, Long) => Unit): Unit = {
     var t = tHead
     while (t < tN) { f(tSizes(t), tEnds(t)); t += 1 }
@@ -927,7 +895,15 @@ object ExpHistogram {
           var r = 0
           nonEmpty.foreach { h =>
             runStarts(r) = n; r += 1
-            n = h.writeEvents(ts, ws, n)
+            // a bucket of c elements ending at e, after the previous end p: floor((c-1)/2) at p
+            // when positive, then the rest at e
+            var prev = h.lowerTs
+            h.foreachBucket { (c, e) =>
+              val lo = (c - 1) / 2
+              if (lo > 0) { ts(n) = prev; ws(n) = lo; n += 1 }
+              ts(n) = e; ws(n) = c - lo; n += 1
+              prev = e
+            }
           }
           runStarts(r) = n
           val (sts, sws) = Windows.mergeSortedRuns(ts, ws, runStarts, r, n, sc.t2, sc.w2)

@@ -171,6 +171,32 @@ class DecayedSuite extends AnyFunSuite {
     }
   }
 
+  test("sketches of one decay share its expiry tables: threads building at once agree, and the tables hold what a private instance computes") {
+    assert(IntegralDecay.of(Decay.Exp(77.0), 1L) eq IntegralDecay.of(Decay.Exp(77.0), 1L))
+    assert(!(IntegralDecay.of(Decay.Exp(77.0), 1L) eq IntegralDecay.of(Decay.Exp(77.0), 1000000L)))
+    assert(!(IntegralDecay.of(Decay.Exp(77.0), 1L) eq IntegralDecay.of(Decay.Poly(77.0), 1L)))
+    // weights 1..10 at resolution 1,024: ten direct tables filled by racing threads; the decay is
+    // new to this JVM, so the tables start empty
+    val st = stream(25, 6000, 1, 5000, dupFrac = 0.2)
+    Seq(Decay.Exp(123.25), Decay.Poly(1.375)).foreach { d =>
+      def mk0() = DecayedSketch.create(Some(d), 0.2, 0.05, maxWeight = 10, seed = 9)
+      val pool = java.util.concurrent.Executors.newFixedThreadPool(4)
+      val raced = try {
+        (0 until 8).map(k => pool.submit(new java.util.concurrent.Callable[Seq[Byte]] {
+          def call(): Seq[Byte] = Codec.encode(DecayedKind, build(if (k % 2 == 0) st.rows else st.rows.reverse, mk0())).toSeq
+        })).map(_.get())
+      } finally pool.shutdown()
+      raced.foreach(b => assert(b == raced.head, s"$d"))
+      // and every expiry the racing threads left in the shared tables is the one a private instance
+      // computes alone
+      val shared = IntegralDecay.of(d, 1L); val fresh = new IntegralDecay(d, 1L)
+      (1L to 10L).foreach { w =>
+        val sw = w * 1024
+        (0L until sw).foreach(dl => assert(shared.minAge(sw, dl) == fresh.minAge(sw, dl), s"$d W=$sw Delta=$dl"))
+      }
+    }
+  }
+
   test("pending observations at the ends of the timestamp range (a batch spanning more than 2^62 ticks; t_i = Long.MinValue)") {
     val rnd = new Random(22)
     val ts = Seq(Long.MinValue, Long.MinValue + 1, -5L, 0L, 7L, Long.MaxValue - 1, Long.MaxValue)
