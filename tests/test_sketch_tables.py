@@ -91,26 +91,30 @@ def test_rollup_over_days_and_sites_depth_and_bound(spark, rollup):
 
 
 def test_sketch_info_reads_every_stored_sketch_of_every_format_version(spark):
-    files = [p for p in sorted(glob.glob(os.path.join(GOLDEN, "*.hex"))) if not os.path.basename(p).startswith("bundle")]
-    assert len(files) >= 13
+    files = [p for p in sorted(glob.glob(os.path.join(GOLDEN, "*.hex")) + glob.glob(os.path.join(GOLDEN, "v4", "*.hex")))
+             if not os.path.basename(p).startswith("bundle")]
+    assert len(files) >= 13 + 21
     for p in files:
         with open(p) as f:
             hx = "".join(ln.strip() for ln in f if not ln.startswith("#"))
         i = spark.sql(f"SELECT sketch_info(unhex('{hx}')) AS i").first().i
-        # byte 4 is the format version: 1, 2 for the segmented roll-ups (eh-segmented, ecm-eh-segmented),
-        # 3 for randomized waves planned by version 0.2.0 (distinct-*, ecm-rwave)
-        assert i.format_version == int(hx[8:10], 16) in (1, 2, 3) and i.size_bytes == len(hx) // 2, p
+        # byte 4 is the format version: 4 (with a checksum) for every sketch written since it exists;
+        # before: 1, 2 for the segmented roll-ups (eh-segmented, ecm-eh-segmented), 3 for randomized
+        # waves planned by version 0.2.0 (distinct-*, ecm-rwave)
+        v = int(hx[8:10], 16)
+        assert i.format_version == v in (1, 2, 3, 4) and i.size_bytes == len(hx) // 2, p
+        assert i.checksum == (v == 4) == (os.path.basename(os.path.dirname(p)) == "v4"), p
         assert i.kind and i.error_bound >= 0, p
 
 
 def test_a_newer_format_version_is_refused_with_a_clear_message(spark):
     with open(os.path.join(GOLDEN, "eh.hex")) as f:
         hx = "".join(ln.strip() for ln in f if not ln.startswith("#"))
-    newer = hx[:8] + "04" + hx[10:]  # byte 4 is the format version (this release reads 1 to 3)
+    newer = hx[:8] + "05" + hx[10:]  # byte 4 is the format version (this release reads 1 to 4)
     with pytest.raises(Exception) as err:
         spark.sql(f"SELECT sketch_info(unhex('{newer}')) AS i").collect()
     msg = str(err.value)
-    assert "unsupported sketch format version 4" in msg and "newer release" in msg, msg
+    assert "unsupported sketch format version 5" in msg and "newer release" in msg, msg
 
 
 def test_summed_counts_of_stored_sketches_need_no_merge_level(spark, rollup):

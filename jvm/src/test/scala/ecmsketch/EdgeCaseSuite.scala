@@ -96,7 +96,7 @@ class EdgeCaseSuite extends AnyFunSuite {
   test("a header whose delta or Count-Min epsilon the array cannot honour is refused") {
     val s = EcmSketch.create(time, 0.2, 0.1, QueryKind.Point, 0, 1L)
     s.add(1L, 1, 1)
-    val b = SketchCodec.encode(s)
+    val b = ecmsketch.format.GoldenInputs.withoutChecksum(SketchCodec.encode(s)) // the field checks, without version 4's checksum
     val bb = java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN)
     val cm = b.clone(); java.nio.ByteBuffer.wrap(cm).order(java.nio.ByteOrder.LITTLE_ENDIAN).putDouble(68, 1e-6)
     assert(intercept[SketchException](SketchCodec.decode(cm)).getMessage.contains("width"))

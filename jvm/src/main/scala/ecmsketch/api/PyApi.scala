@@ -175,7 +175,7 @@ object PyApi {
 
   /** Values of [[infoFields]] (boxed; null where not applicable). */
   def info(s: WindowSketch): Array[Object] = {
-    val m = SketchDescription.describe(s, encode(s).length)
+    val m = SketchDescription.describe(s)
     SketchDescription.fields.map(f => m(f).asInstanceOf[AnyRef]).toArray
   }
 

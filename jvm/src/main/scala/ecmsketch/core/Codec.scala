@@ -1,27 +1,44 @@
 package ecmsketch.core
 
-/** Binary format, versions 1 to 3 (docs/FORMAT.md): the common header of every sketch kind, then the kind's body
+import java.util.zip.CRC32C
+
+/** Binary format, versions 1 to 4 (docs/FORMAT.md): the common header of every sketch kind, then the kind's body
   * ([[SketchKind.encodeBody]]); the kind and cell-kind ids come from the [[Registry]].
+  *
+  * Every sketch is written as version 4: the header of versions 1 to 3, flag bit 3 set, then a CRC32C of all
+  * the other bytes, then the body of the kind exactly as versions 1 to 3 lay it out. Readers verify the
+  * checksum before they read any other field. Bytes of versions 1 to 3 carry no checksum and read as before.
   */
 object Codec {
   final val Magic: Array[Byte] = "ECMS".getBytes("US-ASCII")
-  /** The format version of every sketch without a segmented cell. */
+  /** The oldest format version: the layout of a checksum-less sketch without a segmented cell. */
   final val Version = 1
-  /** The newest format version this library reads and writes (2: segmented EH cells, written only
-    * by a time-disjoint merge; 3: randomized-wave instances planned as version 0.2.0 plans them,
-    * which version 0.1.0 cannot read; docs/FORMAT.md).
+  /** The version every sketch is written in: the header carries a CRC32C of the bytes. Versions 1 to 3
+    * (no checksum; 2: segmented EH cells, 3: randomized-wave instances of version 0.2.0's plan, which
+    * version 0.1.0 cannot read) are read only.
     */
-  final val MaxVersion = 3
+  final val ChecksumVersion = 4
+  /** The newest format version this library reads and writes. */
+  final val MaxVersion = ChecksumVersion
+  /** Bytes 0-59: the fields every format version has. */
   final val HeaderSize = 60
+  /** Byte offset of the CRC32C (u32, little-endian) in a version-4 header. */
+  final val ChecksumOffset = HeaderSize
+  /** The header of a version-4 sketch: [[HeaderSize]] bytes and the checksum; the body follows. */
+  final val ChecksumHeaderSize = HeaderSize + 4
+  /** Flag bit 3: the bytes carry a checksum. Version 4 requires it; versions 1 to 3 refuse it, so that a
+    * version byte changed to 1, 2 or 3 cannot make a checksummed sketch read without its check.
+    */
+  final val ChecksumFlag = 8
   /** Cell kind byte of a sketch kind that holds no sliding-window cells (the async and decayed families). */
   final val NoCells = 0
 
   private def writeCommon(s: WindowSketch, kind: Int, cellKind: Int, out: ByteWriter): Unit = {
     out.putBytes(Magic)
-    out.putByte(Version) // patched by encode once the body is written (SketchKind.formatVersion)
+    out.putByte(ChecksumVersion)
     out.putByte(kind)
     out.putByte(cellKind)
-    out.putByte((if (s.spec.countWindow) 1 else 0) | (if (s.spec.tsMicros) 2 else 0) | (if (s.isEmpty) 0 else 4))
+    out.putByte((if (s.spec.countWindow) 1 else 0) | (if (s.spec.tsMicros) 2 else 0) | (if (s.isEmpty) 0 else 4) | ChecksumFlag)
     out.putLong(s.spec.window)
     out.putDouble(s.epsilon)
     out.putDouble(s.cellEpsilon)
@@ -30,15 +47,29 @@ object Codec {
     out.putLong(s.firstTs)
     out.putLong(s.lastTs)
     out.putLong(s.count)
+    out.putInt(0) // the checksum, patched by encode once the body is written
   }
 
-  /** Encodes a sketch of kind `kind`. */
+  /** CRC32C of every byte of a version-4 sketch but the checksum field itself. */
+  def checksum(b: Array[Byte]): Int = {
+    val crc = new CRC32C()
+    crc.update(b, 0, ChecksumOffset)
+    crc.update(b, ChecksumHeaderSize, b.length - ChecksumHeaderSize)
+    crc.getValue.toInt
+  }
+
+  private def storedChecksum(b: Array[Byte]): Int =
+    (b(ChecksumOffset) & 0xFF) | (b(ChecksumOffset + 1) & 0xFF) << 8 | (b(ChecksumOffset + 2) & 0xFF) << 16 | (b(ChecksumOffset + 3) & 0xFF) << 24
+
+  /** Encodes a sketch of kind `kind` (format version 4). */
   def encode[S <: WindowSketch](kind: SketchKind[S], s: S): Array[Byte] = {
-    val out = new ByteWriter(kind.sizeHint(s))
+    val out = new ByteWriter(kind.sizeHint(s) + 4)
     writeCommon(s, kind.id, kind.cellKindOf(s), out)
     kind.encodeBody(s, out)
     val b = out.toByteArray
-    b(Magic.length) = kind.formatVersion(s).toByte
+    val c = checksum(b)
+    var i = 0
+    while (i < 4) { b(ChecksumOffset + i) = (c >>> (8 * i)).toByte; i += 1 }
     b
   }
 
@@ -50,6 +81,18 @@ object Codec {
 
   private def encodeAs[S <: WindowSketch](k: SketchKind[S], s: WindowSketch): Array[Byte] = encode(k, k.cast(s).get)
 
+  /** Refuses version-4 bytes whose checksum does not match; run before any other field is read. */
+  private def verifyChecksum(b: Array[Byte]): Unit = {
+    if (b.length < ChecksumHeaderSize)
+      throw new SketchException(s"corrupt sketch: ${b.length} bytes is too short for a version-$ChecksumVersion sketch " +
+        s"(its header alone is $ChecksumHeaderSize bytes)")
+    val stored = storedChecksum(b)
+    val computed = checksum(b)
+    if (stored != computed)
+      throw new SketchException(f"corrupt sketch: checksum mismatch (stored 0x$stored%08x, computed 0x$computed%08x over " +
+        s"${b.length} bytes): the bytes changed after they were written")
+  }
+
   private def readCommon(in: ByteReader): SketchHeader = {
     if (in.remaining < 4) throw new SketchException(s"not an ecmsketch sketch: ${in.remaining} bytes is too short")
     val m = Array.fill(4)(in.getByte("magic").toByte)
@@ -59,6 +102,8 @@ object Codec {
     if (version < Version || version > MaxVersion)
       throw new SketchException(s"unsupported sketch format version $version (this library reads versions $Version to $MaxVersion" +
         (if (version > MaxVersion) "; the sketch was written by a newer release of ecmsketch: read it with that release or a later one)" else ")"))
+    val checksummed = version >= ChecksumVersion
+    if (checksummed) verifyChecksum(in.bytes)
     val kind = in.getByte("sketch kind")
     val sk = Registry.sketchKind(kind).getOrElse(throw new SketchException(s"corrupt sketch: unknown sketch kind $kind"))
     val cellKind = in.getByte("cell kind")
@@ -68,7 +113,10 @@ object Codec {
     if (!sk.cellKindAllowed(cellKind))
       throw new SketchException(s"corrupt sketch: sketch kind $kind cannot hold cells of kind $cellKind")
     val flags = in.getByte("flags")
-    if ((flags & ~7) != 0) throw new SketchException(s"corrupt sketch: unknown flag bits ${flags & ~7}")
+    val known = if (checksummed) 7 | ChecksumFlag else 7
+    if ((flags & ~known) != 0) throw new SketchException(s"corrupt sketch: unknown flag bits ${flags & ~known} in a version-$version header")
+    if (checksummed && (flags & ChecksumFlag) == 0)
+      throw new SketchException(s"corrupt sketch: a version-$version header without its checksum flag (bit 3)")
     val window = in.getLong("window")
     if (window <= 0) throw new SketchException(s"corrupt sketch: window $window is not positive")
     if ((flags & 3) == 3) throw new SketchException("corrupt sketch: a count-based window with TIMESTAMP ticks")
@@ -96,6 +144,7 @@ object Codec {
     if (hasRows && first > last) throw new SketchException(s"corrupt sketch: first timestamp $first after last $last")
     if (!hasRows && (count != 0 || first != Long.MaxValue || last != Long.MinValue))
       throw new SketchException("corrupt sketch: an empty sketch with timestamps or weight")
+    if (checksummed) in.getInt("checksum") // verified above
     SketchHeader(kind, cellKind, spec, eps, cellEps, levels, depth, first, last, count, hasRows, version)
   }
 
@@ -106,18 +155,26 @@ object Codec {
     val kind = Registry.sketchKind(h.kind).get
     val s = kind.decodeBody(in, h)
     s.restoreState(h.depth, h.firstTs, h.lastTs, h.count, h.hasRows)
-    // one encoding per sketch: version 2 exactly when a cell is segmented
-    val v = versionOf(kind, s)
-    if (v != h.version && !readsAs(kind, h.version, v, s))
-      throw new SketchException(s"corrupt sketch: format version ${h.version}, but its cells are of version $v" +
-        (if (v > h.version) " (segmented cells need version 2)" else ""))
+    // versions 1 to 3, one encoding per sketch: version 2 exactly when a cell is segmented (version 4 holds any)
+    if (h.version < ChecksumVersion) {
+      val v = layoutVersion(kind, s)
+      if (v != h.version && !readsAs(kind, h.version, v, s))
+        throw new SketchException(s"corrupt sketch: format version ${h.version}, but its cells are of version $v" +
+          (if (v > h.version) " (segmented cells need version 2)" else ""))
+    }
     s
   }
 
-  /** The format version `s` is written in ([[SketchKind.formatVersion]]). */
-  def versionOf(s: WindowSketch): Int = Registry.kindOf(s).map(k => versionOf(k, s)).getOrElse(Version)
+  /** The checksum-less format version (1 to 3) whose rules the body of `s` follows
+    * ([[SketchKind.formatVersion]]): what a release before version 4 wrote for it.
+    */
+  def layoutVersion(s: WindowSketch): Int = Registry.kindOf(s).map(k => layoutVersion(k, s)).getOrElse(Version)
 
-  private def versionOf[S <: WindowSketch](k: SketchKind[S], s: WindowSketch): Int = k.formatVersion(k.cast(s).get)
+  private def layoutVersion[S <: WindowSketch](k: SketchKind[S], s: WindowSketch): Int = k.formatVersion(k.cast(s).get)
+
+  /** The format version of encoded bytes (byte 4), or 0 when they are too short or not a sketch. */
+  def versionOfBytes(b: Array[Byte]): Int =
+    if (b == null || b.length < 5 || !java.util.Arrays.equals(java.util.Arrays.copyOf(b, 4), Magic)) 0 else b(4) & 0xFF
 
   private def readsAs[S <: WindowSketch](k: SketchKind[S], version: Int, written: Int, s: WindowSketch): Boolean =
     k.readsAs(version, written, k.cast(s).get)

@@ -2,7 +2,9 @@ package ecmsketch.core
 
 import scala.reflect.ClassTag
 
-/** The validated header fields every sketch kind shares (docs/FORMAT.md, bytes 0-59). */
+/** The validated header fields every sketch kind shares (docs/FORMAT.md, bytes 0-59; version 4 adds the
+  * checksum at 60-63, which the codec verifies before it reads them).
+  */
 final case class SketchHeader(kind: Int, cellKind: Int, spec: WindowSpec, epsilon: Double, cellEpsilon: Double,
                               levels: Int, depth: Int, firstTs: Long, lastTs: Long, count: Long, hasRows: Boolean,
                               version: Int = Codec.Version) {
@@ -66,7 +68,10 @@ abstract class SketchKind[S <: WindowSketch](val id: Int, val name: String)(impl
   def info(s: S): Map[String, Any]
   /** The certified relative error of the kind's main query at the sketch's merge depth. */
   def errorBound(s: S): Double
-  /** The format version the sketch is written in: [[Codec.Version]] unless a cell needs a newer one. */
+  /** The checksum-less format version (1 to 3) whose layout the body follows: [[Codec.Version]] unless a
+    * cell needs a newer one. Version-4 bytes carry the same body; bytes of versions 1 to 3 must carry
+    * exactly this version.
+    */
   def formatVersion(s: S): Int = Codec.Version
   /** Whether bytes of format `version` may decode to a sketch that is written as `written`: never,
     * unless a kind reads older bytes into the current plan (randomized-wave kinds read version 1

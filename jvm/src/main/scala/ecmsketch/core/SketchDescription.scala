@@ -7,7 +7,7 @@ object SketchDescription {
   /** Field names in display order. Window is null when unbounded; first_ts/last_ts are null for an
     * empty sketch; fields that do not apply to a sketch or cell kind are null.
     */
-  val fields: Seq[String] = Seq("kind", "format_version", "window_type", "window", "ts_unit", "epsilon", "delta",
+  val fields: Seq[String] = Seq("kind", "format_version", "checksum", "window_type", "window", "ts_unit", "epsilon", "delta",
     "width", "depth", "cell_kind", "cell_epsilon", "cm_epsilon", "max_arrivals", "cell_delta", "wave_capacity",
     "wave_instances", "optimize_for", "key_type", "seed",
     "planned_merge_levels", "merge_depth", "error_bound", "point_error_bound", "inner_product_error_bound",
@@ -28,16 +28,26 @@ object SketchDescription {
     "measure", "sample_capacity", "tradeoff_level", "identity", "levels_used", "retained",
     "decay", "decay_param", "tau", "constant", "max_weight", "resolution", "stored_entries", "max_size_bytes").map(_ -> null).toMap
 
-  def describe(s: WindowSketch, sizeBytes: Int): Map[String, Any] = {
+  /** The description of `s`, whose encoding is `bytes`: the bytes it was read from, or its encoding.
+    * `format_version` and `checksum` describe those bytes (a sketch read from version-1 bytes reports 1
+    * and false; every sketch this library writes has version 4 and a checksum).
+    */
+  def describe(s: WindowSketch, bytes: Array[Byte]): Map[String, Any] = describeBytes(s, bytes)
+
+  /** The description of `s` as this library writes it (format version 4, with its checksum). */
+  def describe(s: WindowSketch): Map[String, Any] = describeBytes(s, Codec.encodeAny(s))
+
+  private def describeBytes(s: WindowSketch, bytes: Array[Byte]): Map[String, Any] = {
+    val version = Codec.versionOfBytes(bytes)
     val common = Map[String, Any](
-      "format_version" -> Codec.versionOf(s),
+      "format_version" -> version, "checksum" -> (version >= Codec.ChecksumVersion),
       "window_type" -> s.spec.typeName,
       "window" -> (if (s.spec.unbounded) null else s.spec.window),
       "ts_unit" -> (if (s.spec.countWindow) "sequence" else if (s.spec.tsMicros) "microseconds" else "ticks"),
       "epsilon" -> s.epsilon, "cell_epsilon" -> s.cellEpsilon,
       "planned_merge_levels" -> s.plannedLevels, "merge_depth" -> s.mergeDepth,
       "first_ts" -> (if (s.isEmpty) null else s.firstTs), "last_ts" -> (if (s.isEmpty) null else s.lastTs),
-      "total_weight" -> s.count, "size_bytes" -> sizeBytes) ++ notApplicable
+      "total_weight" -> s.count, "size_bytes" -> bytes.length) ++ notApplicable
     val kind = Registry.kindOf(s).getOrElse(throw new SketchException(s"unknown sketch ${s.getClass.getSimpleName}"))
     val own = info(kind, s)
     val unknown = own.keySet -- fields

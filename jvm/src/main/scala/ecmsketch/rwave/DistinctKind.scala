@@ -97,11 +97,18 @@ object RwCellKind extends CellKind(CellFamily.RandWaveId, "rwave") {
       throw new SketchException(s"corrupt sketch: randomized-wave capacity $cap and instances $inst do not match " +
         s"epsilon $eps and delta $delta (expected ${cfg.capacity} and ${cfg.instances}" +
         (if (legacy > 0 && legacy != cfg.instances) s", or $legacy as written by version 0.1.0)" else ")"))
-    // version 0.1.0's count was written as format version 1 (by it), the current plan as versionFor(cfg)
-    val need = if (inst == cfg.instances) versionFor(cfg) else Codec.Version
-    if (version != need)
-      throw new SketchException(s"corrupt sketch: format version $version with $inst randomized-wave instances " +
-        s"(epsilon $eps, delta $delta), expected version $need")
+    if (version >= Codec.ChecksumVersion) {
+      // every version-4 writer plans the current instances
+      if (inst != cfg.instances)
+        throw new SketchException(s"corrupt sketch: format version $version with $inst randomized-wave instances " +
+          s"(epsilon $eps, delta $delta), expected ${cfg.instances}")
+    } else {
+      // version 0.1.0's count was written as format version 1 (by it), the current plan as versionFor(cfg)
+      val need = if (inst == cfg.instances) versionFor(cfg) else Codec.Version
+      if (version != need)
+        throw new SketchException(s"corrupt sketch: format version $version with $inst randomized-wave instances " +
+          s"(epsilon $eps, delta $delta), expected version $need")
+    }
     (cfg, inst)
   }
 

@@ -479,11 +479,11 @@ case class SketchInfo(children: Seq[Expression]) extends SketchScalar with Codeg
   @transient private var row: InternalRow = null
   protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
     val s = decode(0, sk(0))
-    if (rowFor ne s) { row = describe(s, sk(0).length); rowFor = s }
+    if (rowFor ne s) { row = describe(s, sk(0)); rowFor = s }
     row
   }
-  private def describe(s: WindowSketch, size: Int): InternalRow = {
-    val m = SketchInfo.describe(s, size)
+  private def describe(s: WindowSketch, bytes: Array[Byte]): InternalRow = {
+    val m = SketchInfo.describe(s, bytes)
     new GenericInternalRow(SketchInfo.schema.fields.map { f =>
       m(f.name) match {
         case null => null
@@ -497,7 +497,7 @@ case class SketchInfo(children: Seq[Expression]) extends SketchScalar with Codeg
 
 object SketchInfo {
   val schema: StructType = StructType(Seq(
-    StructField("kind", StringType), StructField("format_version", IntegerType),
+    StructField("kind", StringType), StructField("format_version", IntegerType), StructField("checksum", BooleanType),
     StructField("window_type", StringType), StructField("window", LongType), StructField("ts_unit", StringType),
     StructField("epsilon", DoubleType), StructField("delta", DoubleType),
     StructField("width", IntegerType), StructField("depth", IntegerType),
@@ -523,6 +523,6 @@ object SketchInfo {
     // ECM-sketches with EH cells
     StructField("max_size_bytes", LongType)))
 
-  def describe(s: WindowSketch, sizeBytes: Int): Map[String, Any] = SketchDescription.describe(s, sizeBytes)
+  def describe(s: WindowSketch, bytes: Array[Byte]): Map[String, Any] = SketchDescription.describe(s, bytes)
   assert(schema.fieldNames.toSeq == SketchDescription.fields)
 }

@@ -88,9 +88,18 @@ class CodecSuite extends AnyFunSuite with DecodedChecks {
     val h1 = EhSketch.create(specs(1), 0.05, 1); (0 until 300).foreach(i => h1.add(h0.lastTs + 1 + i, 1L + rnd.nextInt(9)))
     val segEh = EhSketch.merge(Seq(h0, h1))
     assert(segEcm.mergeDepth == 0 && segEh.mergeDepth == 0 && segEh.histogram.segmented)
-    val valid = Seq(SketchCodec.encode(randomEcm(rnd, specs.head, 400)), SketchCodec.encode(randomEh(rnd, specs(1), 400)),
+    val written = Seq(SketchCodec.encode(randomEcm(rnd, specs.head, 400)), SketchCodec.encode(randomEh(rnd, specs(1), 400)),
       SketchCodec.encode(randomEcm(rnd, specs(2), 50)), SketchCodec.encode(segEcm), SketchCodec.encode(segEh))
+    assert(written.forall(_(4) == 4) && Seq(segEcm, segEh).forall(ecmsketch.core.Codec.layoutVersion(_) == 2))
+    // the field checks, on the checksum-less bytes of versions 1 and 2 (version 4's checksum refuses
+    // every mutant below before they run)
+    val valid = written.map(GoldenInputs.withoutChecksum)
     assert(valid.takeRight(2).forall(_(4) == 2))
+    for (b <- written) {
+      assert(decodeChecked(b).isDefined)
+      for (len <- 0 until b.length) assert(decodeChecked(b.take(len)).isEmpty, s"truncation to $len decoded")
+      assert(decodeChecked(b ++ Array[Byte](0)).isEmpty, "trailing byte accepted")
+    }
     for (b <- valid) {
       val kind = if (b(5) == SketchCodec.KindEcm) "ECM" else "EH"
       assert(decodeChecked(b).isDefined)
@@ -124,8 +133,8 @@ class CodecSuite extends AnyFunSuite with DecodedChecks {
     assert(msg.contains("corrupt sketch"), msg)
     // wrong magic / version
     assert(refusal("NOPE....".getBytes).contains("not an ecmsketch sketch"))
-    val v4 = valid.head.clone(); v4(4) = 4
-    assert(refusal(v4).contains("unsupported sketch format version 4"))
+    val v5 = written.head.clone(); v5(4) = 5
+    assert(refusal(v5).contains("unsupported sketch format version 5"))
   }
 
   /** A partial aggregate of eh_agg with two runs and a dropped row, as Spark's partial merge writes it. */

@@ -2,8 +2,8 @@ package ecmsketch.format
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import ecmsketch.core.{SketchDescription, SketchException, WindowSpec}
-import ecmsketch.format.GoldenInputs.{hex, load}
+import ecmsketch.core.{Codec, SketchDescription, SketchException, WindowSpec}
+import ecmsketch.format.GoldenInputs.{hex, load, loadV4, withoutChecksum}
 import ecmsketch.ingest.{Ingest, SketchOps}
 import ecmsketch.spark.MergeBuffer
 import ecmsketch.window.EhSketch
@@ -30,8 +30,11 @@ class FormatVersionsSuite extends AnyFunSuite {
       val version = if (Set("distinct-small", "distinct-full", "ecm-rwave")(name)) 3 else 1
       assert(b(4) == version, s"$name: format version byte")
       val s = SketchCodec.decode(b)
-      val d = SketchDescription.describe(s, b.length)
-      assert(d("format_version") == version && d("size_bytes") == b.length && d("merge_depth") == s.mergeDepth, name)
+      val d = SketchDescription.describe(s, b)
+      assert(d("format_version") == version && d("checksum") == false && d("size_bytes") == b.length && d("merge_depth") == s.mergeDepth, name)
+      val d4 = SketchDescription.describe(s, loadV4(name))
+      assert(d4("format_version") == 4 && d4("checksum") == true && d4("size_bytes") == b.length + 4, name)
+      assert(SketchDescription.describe(s) == d4, name)
       assert(d("kind") != null && d("total_weight") == s.count && d("error_bound").asInstanceOf[Double] >= 0.0, name)
       assert(SketchDescription.fields.forall(d.contains), s"$name: missing fields")
     }
@@ -40,11 +43,13 @@ class FormatVersionsSuite extends AnyFunSuite {
   test("golden eh-segmented and ecm-eh-segmented (format version 2): stored bytes, described, answers within the bound of depth 0") {
     for ((name, build) <- v2Sketches) {
       val b = load(name)
-      assert(java.util.Arrays.equals(build(), b), s"$name: bytes changed; now ${hex(build())}")
+      assert(java.util.Arrays.equals(withoutChecksum(build()), b), s"$name: bytes changed; now ${hex(build())}")
+      assert(java.util.Arrays.equals(build(), loadV4(name)), s"v4/$name: bytes changed; now ${hex(build())}")
       assert(b(4) == 2, s"$name: format version byte")
       val s = SketchCodec.decode(b)
-      assert(java.util.Arrays.equals(SketchCodec.encodeAny(s), b), s"$name: re-encoded")
-      val d = SketchDescription.describe(s, b.length)
+      assert(java.util.Arrays.equals(SketchCodec.encodeAny(s), loadV4(name)), s"$name: re-encoded")
+      assert(Codec.layoutVersion(SketchCodec.decode(loadV4(name))) == 2, s"v4/$name: segmented")
+      val d = SketchDescription.describe(s, b)
       assert(d("format_version") == 2 && d("merge_depth") == 0 && d("size_bytes") == b.length, name)
       val last = segRows.flatten.map(_._1).max
       val all = segRows.flatten
@@ -61,13 +66,14 @@ class FormatVersionsSuite extends AnyFunSuite {
   }
 
   test("golden bundle-ecmb-v2 (a partial aggregate holding a fine side run): stored bytes, version 2, answers within the bound") {
-    assert(java.util.Arrays.equals(bundleV2(), load("bundle-ecmb-v2")), s"bytes changed; now ${hex(bundleV2())}")
+    assert(java.util.Arrays.equals(withoutChecksum(bundleV2()), load("bundle-ecmb-v2")), s"bytes changed; now ${hex(bundleV2())}")
+    assert(java.util.Arrays.equals(bundleV2(), loadV4("bundle-ecmb-v2")), s"v4 bytes changed; now ${hex(bundleV2())}")
     val b = load("bundle-ecmb-v2")
     assert(b(4) == 2, "bundle version byte")
     val s = Ingest.deserialize(ops, spec.window, b).result()
     assert(s.mergeDepth == 1 && s.errorBound <= 0.25 + 1e-12)
-    val d = SketchDescription.describe(s, b.length)
-    assert(d("format_version") == 1 && d("merge_depth") == 1)
+    val d = SketchDescription.describe(s)
+    assert(d("format_version") == 4 && d("checksum") == true && d("merge_depth") == 1)
     val rows = v2Rows.sortBy(_._1)
     val last = rows.last._1
     assert(s.count == rows.map(_._2).sum && s.lastTs == last && s.firstTs == rows.head._1)
@@ -81,9 +87,9 @@ class FormatVersionsSuite extends AnyFunSuite {
 
   test("a newer version than this build reads is refused, naming the version and the newer writer") {
     def refusal(f: => Any): String = intercept[SketchException](f).getMessage
-    val sk = load("ecm-eh").clone(); sk(4) = 4
+    val sk = load("ecm-eh").clone(); sk(4) = 5
     val m1 = refusal(SketchCodec.decode(sk))
-    assert(m1.startsWith("unsupported sketch format version 4 (this library reads versions 1 to 3") && m1.contains("newer release"), m1)
+    assert(m1.startsWith("unsupported sketch format version 5 (this library reads versions 1 to 4") && m1.contains("newer release"), m1)
     val old = load("ecm-eh").clone(); old(4) = 0
     assert(!refusal(SketchCodec.decode(old)).contains("newer"))
     val bu = load("bundle-ecmb-v2").clone(); bu(4) = 3

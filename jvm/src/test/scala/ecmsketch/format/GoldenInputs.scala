@@ -1,7 +1,10 @@
 package ecmsketch.format
 
+import ecmsketch.asynchronous.AsyncSketch
+import ecmsketch.decayed.{Decay, DecayedSketch}
 import ecmsketch.dwave.DwSketch
-import ecmsketch.core.{CellFamily, CounterSketch, KeyType, WindowSpec}
+import ecmsketch.ecm.dyadic.DyadicSketch
+import ecmsketch.core.{Bundle, ByteReader, CellFamily, Codec, CounterSketch, KeyType, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.{Ingest, SketchOps}
@@ -11,7 +14,7 @@ import ecmsketch.window.EhSketch
 
 /** The fixed, small inputs behind the golden bytes in `src/test/resources/golden/` (GoldenSuite),
   * and helpers to read and write the hex files. Every input is deterministic: rebuilding a case
-  * gives the stored bytes as long as format v1 and the algorithms that feed it are unchanged.
+  * gives the stored bytes as long as the format and the algorithms that feed it are unchanged.
   */
 object GoldenInputs {
   def hex(b: Array[Byte]): String = b.map(x => f"${x & 0xFF}%02x").mkString
@@ -27,6 +30,48 @@ object GoldenInputs {
     assert(in != null, s"missing test resource golden/$name.hex")
     val text = try new String(in.readAllBytes(), "US-ASCII") finally in.close()
     unhex(text.linesIterator.filterNot(_.trim.startsWith("#")).mkString.replaceAll("\\s", ""))
+  }
+
+  /** Golden bytes of format version 4 (with a checksum) live under golden/v4/, beside the checksum-less
+    * files of versions 1 to 3, which keep the name they had.
+    */
+  def loadV4(name: String): Array[Byte] = load(s"v4/$name")
+
+  /** What a release before version 4 wrote for the same sketch or bundle: the bytes of a version-4 sketch
+    * without the checksum (bytes 60-63) and its flag, with the version byte of the body's layout
+    * (1 to 3); for a bundle, its parts so converted. A version-4 sketch carries the body of versions 1
+    * to 3 unchanged, so this must give the older golden files exactly.
+    */
+  def withoutChecksum(b: Array[Byte]): Array[Byte] = new String(b.take(4), "US-ASCII") match {
+    case "ECMS" =>
+      assert(b(4) == Codec.ChecksumVersion, s"format version ${b(4)}, not ${Codec.ChecksumVersion}")
+      val out = b.take(Codec.HeaderSize) ++ b.drop(Codec.ChecksumHeaderSize)
+      out(4) = Codec.layoutVersion(Codec.decode(b)).toByte
+      out(7) = (out(7) & ~Codec.ChecksumFlag).toByte
+      out
+    case "ECMB" | "ECMM" =>
+      val in = new ByteReader(b)
+      in.getBytes(5, "magic and version")
+      val parts = Bundle.readParts(in, Int.MaxValue, "part")
+      val trailer = in.getBytes(in.remaining, "trailer")
+      Bundle.write(b.take(4), b(4).toInt, parts.map(withoutChecksum))(_.putBytes(trailer))
+    case other => throw new IllegalArgumentException(s"not a sketch or bundle: magic '$other'")
+  }
+
+  /** Writes golden/v4/<name>.hex for every case of [[all]] whose file does not exist yet under `dir`
+    * (golden files are never overwritten: a changed encoding must fail GoldenSuite, not rewrite it).
+    */
+  def writeMissingV4(dir: java.io.File, cases: Seq[(String, () => Array[Byte])] = all): Seq[String] = {
+    dir.mkdirs()
+    cases.flatMap { case (name, build) =>
+      val f = new java.io.File(dir, s"$name.hex")
+      if (f.exists()) None
+      else {
+        val text = s"# $name: format version 4 (GoldenInputs.$name input; GoldenSuite)\n" + hex(build()).grouped(64).mkString("\n") + "\n"
+        java.nio.file.Files.write(f.toPath, text.getBytes("US-ASCII"))
+        Some(name)
+      }
+    }
   }
 
   /** A row of a keyed stream: key, timestamp, weight. */
@@ -178,6 +223,58 @@ object GoldenInputs {
     s
   }
 
+  // ------------------------------------------------------------------ dyadic, async and decayed sketches
+
+  /** Dyadic ECM-sketch, time window 100, epsilon 0.5, delta 0.5, no merge levels, 4-bit universe:
+    * keys t % 7 at ts 1..30, weight 1 + t % 3.
+    */
+  val dyadicSpec = WindowSpec(countWindow = false, tsMicros = false, window = 100)
+  val dyadicRows: Seq[Row] = (1L to 30L).map(t => Row(t % 7, t, 1 + t % 3))
+  def dyadic(): DyadicSketch = {
+    val s = DyadicSketch.create(dyadicSpec, 0.5, 0.5, mergeLevels = 0, universeBits = 4)
+    dyadicRows.foreach(r => s.add(r.key.asInstanceOf[Long], r.ts, r.w))
+    s
+  }
+
+  /** The same with string keys "k0".."k4" (t % 5) and 4 candidate keys. */
+  val dyadicStringRows: Seq[Row] = (1L to 30L).map(t => Row(s"k${t % 5}", t, 1L))
+  def dyadicString(): DyadicSketch = {
+    val s = DyadicSketch.create(dyadicSpec, 0.5, 0.5, mergeLevels = 0, universeBits = 4, candidates = 4)
+    dyadicStringRows.foreach(r => s.add(r.key.asInstanceOf[String].getBytes("UTF-8"), KeyType.String, r.ts, r.w))
+    s
+  }
+
+  /** Async sum, time window 100, epsilon 0.5, delta 0.5, seed 7: ts 40 down to 1, weight 1 + t % 4. */
+  val asyncRows: Seq[(Long, Long)] = (40L to 1L by -1).map(t => (t, 1 + t % 4))
+  def asyncSum(): AsyncSketch = {
+    val s = AsyncSketch.create(AsyncSketch.Sum, 100L, 0.5, 0.5, 7L)
+    asyncRows.foreach { case (t, w) => s.addWeight(w, t) }
+    s
+  }
+
+  /** Async quantiles, the same window and parameters: value 1.5 t at ts 40 down to 1. */
+  def asyncQuantile(): AsyncSketch = {
+    val s = AsyncSketch.create(AsyncSketch.Quantile, 100L, 0.4, 0.5, 7L)
+    asyncRows.foreach { case (t, _) => s.addValue(1.5 * t, t) }
+    s
+  }
+
+  /** Decayed sketch, exponential decay 0.1, epsilon 0.5, delta 0.3, constant 1, max_weight 4, seed 7:
+    * ids t % 9 (duplicates) with weight 1 + t % 4 and value t at ts 1..30.
+    */
+  def decayed(): DecayedSketch = {
+    val s = DecayedSketch.create(Some(Decay.Exp(0.1)), 0.5, 0.3, constant = 1.0, maxWeight = 4, seed = 7L)
+    (1L to 30L).foreach(t => s.add(DecayedSketch.idOfLong(t % 9), 1 + t % 4, t.toDouble, t))
+    s
+  }
+
+  /** The general decayed sketch (decay chosen at query time), the same rows. */
+  def decayedGeneral(): DecayedSketch = {
+    val s = DecayedSketch.create(None, 0.5, 0.3, constant = 1.0, maxWeight = 4, seed = 7L)
+    (1L to 30L).foreach(t => s.add(DecayedSketch.idOfLong(t % 9), 1 + t % 4, t.toDouble, t))
+    s
+  }
+
   /** The key type a sketch records for keys like `key`. */
   val keyTypeOf: Any => Int = {
     case _: String => KeyType.String
@@ -203,4 +300,22 @@ object GoldenInputs {
     "bundle-ecmb" -> (() => bundle()),
     "bundle-ecmb-empty" -> (() => bundleEmpty()),
     "bundle-ecmm" -> (() => mergeBuffer()))
+
+  /** Kinds with golden bytes of version 4 only (their older bytes are checked as the checksum-less form). */
+  lazy val v4Only: Seq[(String, () => Array[Byte])] = Seq(
+    "dyadic" -> (() => Codec.encodeAny(dyadic())),
+    "dyadic-string" -> (() => Codec.encodeAny(dyadicString())),
+    "async-sum" -> (() => Codec.encodeAny(asyncSum())),
+    "async-quantile" -> (() => Codec.encodeAny(asyncQuantile())),
+    "decayed-exp" -> (() => Codec.encodeAny(decayed())),
+    "decayed-general" -> (() => Codec.encodeAny(decayedGeneral())))
+}
+
+/** Writes the missing golden/v4 files: `Test/runMain ecmsketch.format.WriteGolden <golden dir>/v4`. */
+object WriteGolden {
+  def main(args: Array[String]): Unit = {
+    val cases = GoldenInputs.all ++ GoldenInputs.v4Only ++ FormatVersionsSuite.v2Sketches :+ ("bundle-ecmb-v2" -> (() => FormatVersionsSuite.bundleV2()))
+    val written = GoldenInputs.writeMissingV4(new java.io.File(args.headOption.getOrElse("jvm/src/test/resources/golden/v4")), cases)
+    println(if (written.isEmpty) "every golden v4 file exists" else s"wrote ${written.mkString(", ")}")
+  }
 }

@@ -13,12 +13,13 @@ import ecmsketch.rwave.{DistinctSketch, RwConfig, RwTestUtil}
 import ecmsketch.spark.MergeBuffer
 import ecmsketch.window.EhSketch
 
-/** Golden bytes of format v1 (docs/FORMAT.md) for every sketch kind, cell kind and bundle, and
-  * golden vectors of the randomized-wave level hash.
+/** Golden bytes of format versions 4 and 1 to 3 (docs/FORMAT.md) for every sketch kind, cell kind and
+  * bundle, and golden vectors of the randomized-wave level hash.
   *
   * For every case (inputs in [[GoldenInputs]], bytes in src/test/resources/golden/<name>.hex):
-  *  - encoding: the fixed input encodes to exactly the stored bytes;
-  *  - decoding: the *stored* bytes decode, re-encode to the identical bytes, and answer exactly the
+  *  - encoding: the fixed input encodes to exactly the stored version-4 bytes (golden/v4/<name>.hex),
+  *    and without the checksum to the older file, so version 4 changed nothing but the header;
+  *  - decoding: the *stored* older bytes decode, re-encode to the version-4 bytes, and answer exactly the
   *    pinned values; every pinned value is also checked against the brute-force answer of the input
   *    within the bound the decoded sketch certifies (for randomized sketches: the bound that holds
   *    with probability 1 - delta, which these inputs meet), so the pins are known to be right.
@@ -131,19 +132,25 @@ class GoldenSuite extends AnyFunSuite {
       }
   }
 
-  /** Decodes the stored bytes of `name`, checks that they re-encode identically, and returns the sketch. */
+  /** Decodes the stored checksum-less bytes of `name` and returns the sketch, after checking that it
+    * re-encodes to the stored version-4 bytes, whose body is the same, and that those decode and
+    * re-encode identically (so the answers pinned on the older bytes are the version-4 bytes' too).
+    */
   private def decodeStored(name: String): WindowSketch = {
     val b = load(name)
     val s = SketchCodec.decode(b)
-    sameBytes(s"$name (re-encoded)", SketchCodec.encodeAny(s), b)
+    sameBytes(s"$name (re-encoded)", SketchCodec.encodeAny(s), loadV4(name))
+    sameBytes(s"$name (re-encoded, without the checksum)", withoutChecksum(SketchCodec.encodeAny(s)), b)
+    sameBytes(s"v4/$name (re-encoded)", SketchCodec.encodeAny(SketchCodec.decode(loadV4(name))), loadV4(name))
     s
   }
 
   // ------------------------------------------------------------------ encodings
 
   for ((name, build) <- GoldenInputs.all)
-    test(s"golden $name: the fixed input encodes to the stored bytes") {
-      sameBytes(name, build(), load(name))
+    test(s"golden $name: the fixed input encodes to the stored bytes (version 4, and without the checksum the older file)") {
+      sameBytes(s"v4/$name", build(), loadV4(name))
+      sameBytes(name, withoutChecksum(build()), load(name))
     }
 
   // ------------------------------------------------------------------ decoded answers
@@ -230,7 +237,7 @@ class GoldenSuite extends AnyFunSuite {
         case other => fail(s"unexpected $other")
       }
       assert(cfg.instances == planned && cfg.legacyInstances > planned, s"$name: ${cfg.instances} / ${cfg.legacyInstances}")
-      sameBytes(s"legacy $name (re-encoded)", SketchCodec.encodeAny(s), load(name))
+      sameBytes(s"legacy $name (re-encoded)", SketchCodec.encodeAny(s), loadV4(name))
       // and it merges with a sketch of the current plan as that sketch merges with itself
       def merged(a: WindowSketch, b: WindowSketch): Array[Byte] = (a, b) match {
         case (x: DistinctSketch, y: DistinctSketch) => SketchCodec.encode(DistinctSketch.merge(Seq(x, y)))
@@ -365,13 +372,33 @@ class GoldenSuite extends AnyFunSuite {
     sameBytes("bundle-ecmm (re-encoded)", MergeBuffer.serialize(buf), b)
     assert(buf.parts.size == 2)
     val parts = buf.parts.toSeq.map(SketchCodec.decodeEh)
-    parts.zip(buf.parts).foreach { case (p, bytes) => sameBytes("bundle-ecmm part (re-encoded)", SketchCodec.encode(p), bytes) }
+    parts.zip(buf.parts).foreach { case (p, bytes) => sameBytes("bundle-ecmm part (re-encoded)", withoutChecksum(SketchCodec.encode(p)), bytes) }
     parts.zip(Seq(ehMergedA, ehMergedB)).foreach { case (p, rows) => checkAllRanges("bundle-ecmm part", p, rows) }
     val s = EhSketch.merge(parts)
     val rows = (ehMergedA ++ ehMergedB).sortBy(_._1)
     checkAnswers("bundle-ecmm", counterAnswers(s, rows, Seq(1L, 4L, 10L, 25L, 50L), 1), Seq(
       "merge depth" -> 1.0, "total weight" -> 40.0, "first ts" -> 1.0, "last ts" -> 39.0,
       "count(r=1)" -> 1.0, "count(r=4)" -> 4.0, "count(r=10)" -> 11.5, "count(r=25)" -> 26.5, "count(r=50)" -> 40.0))
+  }
+
+  for ((name, build) <- GoldenInputs.v4Only)
+    test(s"golden v4/$name: the fixed input encodes to the stored bytes; they decode and re-encode identically, as does their checksum-less form") {
+      val stored = loadV4(name)
+      sameBytes(s"v4/$name", build(), stored)
+      sameBytes(s"v4/$name (re-encoded)", SketchCodec.encodeAny(SketchCodec.decode(stored)), stored)
+      val older = withoutChecksum(stored)
+      assert(older(4) == 1 && older.length == stored.length - 4)
+      sameBytes(s"v4/$name (read as version 1, re-encoded)", SketchCodec.encodeAny(SketchCodec.decode(older)), stored)
+    }
+
+  test("golden v4 bundles decode to the merges of their older files") {
+    def ecmb(b: Array[Byte]): Array[Byte] = SketchCodec.encodeAny(Ingest.deserialize(bundleOps, bundleSpec.window, b).result())
+    for (name <- Seq("bundle-ecmb", "bundle-ecmb-empty")) {
+      sameBytes(s"v4/$name (re-encoded)", Ingest.deserialize(bundleOps, bundleSpec.window, loadV4(name)).serialize(), loadV4(name))
+      sameBytes(s"v4/$name (result)", ecmb(loadV4(name)), ecmb(load(name)))
+    }
+    def ecmm(b: Array[Byte]): Array[Byte] = SketchCodec.encode(EhSketch.merge(MergeBuffer.deserialize(b).parts.toSeq.map(SketchCodec.decodeEh)))
+    sameBytes("v4/bundle-ecmm (result)", ecmm(loadV4("bundle-ecmm")), ecmm(load("bundle-ecmm")))
   }
 
   // ------------------------------------------------------------------ level hash

@@ -30,7 +30,7 @@ class TamperSuite extends AnyFunSuite {
   /** The control: accepted, and re-encoded to the same bytes (so the hand-made encoding is canonical). */
   private def assertAccepted(b: Array[Byte]): WindowSketch = {
     val s = SketchCodec.decode(b)
-    assert(java.util.Arrays.equals(SketchCodec.encodeAny(s), b), "the control does not re-encode to itself")
+    assert(java.util.Arrays.equals(GoldenInputs.withoutChecksum(SketchCodec.encodeAny(s)), b), "the control does not re-encode to itself")
     s
   }
 
@@ -153,7 +153,7 @@ class TamperSuite extends AnyFunSuite {
     // 11, version 0.1.0's count, is read as version 0.1.0 wrote it, as format version 1: these cells
     // have no instance lists (level 0 is not full), so it is the same sketch, written as version 3
     assertRefused(patch(rw)(_.putShort(106, 11.toShort)), "format version 3 with 11 randomized-wave instances", "expected version 1")
-    assert(SketchCodec.encodeAny(SketchCodec.decode(patch(rw) { b => b.putShort(106, 11.toShort); b.put(4, 1.toByte) })).sameElements(rw))
+    assert(GoldenInputs.withoutChecksum(SketchCodec.encodeAny(SketchCodec.decode(patch(rw) { b => b.putShort(106, 11.toShort); b.put(4, 1.toByte) }))).sameElements(rw))
     assertRefused(patch(rw)(_.put(4, 1.toByte)), "format version 1 with 3 randomized-wave instances", "expected version 3")
   }
 

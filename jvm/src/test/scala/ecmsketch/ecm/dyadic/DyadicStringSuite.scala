@@ -153,7 +153,7 @@ class DyadicStringSuite extends AnyFunSuite {
       assert(d.heavyHitters(0.05, null, null).map(k => (k.bytes.toSeq, k.estimate)) == x.heavyHitters(0.05, null, null).map(k => (k.bytes.toSeq, k.estimate)))
       assert(d.keyRecallFloor == x.keyRecallFloor)
     }
-    val info = SketchDescription.describe(s, 0)
+    val info = SketchDescription.describe(s)
     assert(info("key_type") == "string" && info("candidates") == 16 && info("candidate_recall_floor") == s.keyRecallFloor)
     // tamper: the first candidate key's last byte (the table ends with the previous epoch's entries)
     val b = Codec.encode(DyadicKind, s)
