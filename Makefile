@@ -78,7 +78,9 @@ test: setup test-oldest-setup
 test-scala: setup
 	$(SBT) +test
 
-test-python: setup
+# tests/test_integrity.py compares the bytes of the Scala 2.12 and 2.13 jars: it takes each line's
+# Scala library from the pyspark venvs, so the oldest one (Spark 3.5, Scala 2.12) is set up too
+test-python: setup test-oldest-setup
 	$(VPY) -m pytest -q --durations=25 tests
 
 test-oldest-setup: $(call venv_of,$(PYSPARK_OLDEST))/.installed
