@@ -127,6 +127,9 @@ bench: setup $(VENV)/.bench-deps
 	# then a real streaming run of 200 micro-batches beside it
 	$(SBT) "Test/runMain ecmsketch.bench.StreamingBench"
 	$(VPY) bench/streaming_bench.py
+	# format version 4's checksum: encode and decode with the CRC32C share, and ecm_agg beside
+	# count_min_sketch (CHECKSUM_BASELINE=dir with an older ecmsketch_2.13.jar: both jars, alternating)
+	$(VPY) bench/checksum_bench.py $(if $(CHECKSUM_BASELINE),--baseline $(CHECKSUM_BASELINE))
 
 # the ECM-sketch paper's experiments (issue 12 §2): PaperBench (Scala, synthetic streams of the
 # published shape) writes bench/results/paper/*.json, then every bench/paper/exp_*.py plots into
