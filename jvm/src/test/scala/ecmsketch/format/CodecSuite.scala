@@ -5,7 +5,6 @@ import ecmsketch.core.{SketchException, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.{Ingest, SketchOps}
-import ecmsketch.spark.MergeBuffer
 import ecmsketch.window.EhSketch
 
 import scala.util.Random

@@ -5,7 +5,6 @@ import org.scalatest.funsuite.AnyFunSuite
 import ecmsketch.core.{SketchDescription, SketchException, WindowSpec}
 import ecmsketch.format.GoldenInputs.{hex, load}
 import ecmsketch.ingest.{Ingest, SketchOps}
-import ecmsketch.spark.MergeBuffer
 import ecmsketch.window.EhSketch
 
 /** Stored bytes of every format version stay readable, and newer versions are refused clearly:

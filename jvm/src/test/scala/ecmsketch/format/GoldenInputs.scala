@@ -6,7 +6,6 @@ import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.{Ingest, SketchOps}
 import ecmsketch.rwave.{DistinctSketch, RandWave}
-import ecmsketch.spark.MergeBuffer
 import ecmsketch.window.EhSketch
 
 /** The fixed, small inputs behind the golden bytes in `src/test/resources/golden/` (GoldenSuite),

@@ -10,7 +10,6 @@ import ecmsketch.format.SketchCodec
 import ecmsketch.hash.Hashing
 import ecmsketch.ingest.Ingest
 import ecmsketch.rwave.{DistinctSketch, RwConfig, RwTestUtil}
-import ecmsketch.spark.MergeBuffer
 import ecmsketch.window.EhSketch
 
 /** Golden bytes of format v1 (docs/FORMAT.md) for every sketch kind, cell kind and bundle, and
