@@ -8,7 +8,7 @@ import ecmsketch.ingest.{Ingest, SketchOps}
 /** The work of `ecm_agg(key, ts, 1000000, eps, eps)` over the Spark benchmark's rows without Spark:
   * `parts` partial aggregates (one Ingest per partition, rows in time order or shuffled in each partition, one merge level planned
   * as in Spark), their serialization, and the final n-way merge and encoding. Prints the seconds of
-  * each phase (medians of `reps`). Run with sbt "Test/runMain ecmsketch.bench.AggPathBench [rows] [reps] [eps,eps] [in|shuffled]".
+  * each phase (medians of `reps`). Run with sbt "bench/runMain ecmsketch.bench.AggPathBench [rows] [reps] [eps,eps] [in|shuffled]".
   */
 object AggPathBench {
   def main(args: Array[String]): Unit = {

@@ -11,7 +11,7 @@ import ecmsketch.window.{EhKind, EhSketch}
   * buffers and reorders) and directly (sorted input only); interleaved repetitions, medians. Then, on
   * one stream with 10 % late rows, the error and size of the async count and of the EH beside the
   * exact count, for ranges 10^1..10^6.
-  * Run with sbt "Test/runMain ecmsketch.bench.AsyncBench [rows] [reps]".
+  * Run with sbt "bench/runMain ecmsketch.bench.AsyncBench [rows] [reps]".
   */
 object AsyncBench {
   final val Window = 1000000L

@@ -10,7 +10,7 @@ import ecmsketch.window.{EhConfig, ExpHistogram}
 
 /** Single-thread throughput and size of the core (paper Table 3 setting: eps = 0.1, delta = 0.1,
   * window 10^6 time units). Prints a table and writes bench/results/core.{md,json}. Run with
-  * `make bench` (sbt "Test/runMain ecmsketch.bench.CoreBench [events] [reps]"; "CoreBench order
+  * `make bench` (sbt "bench/runMain ecmsketch.bench.CoreBench [events] [reps]"; "CoreBench order
   * [rows] [reps]" runs only the row-order rows).
   */
 object CoreBench {

@@ -7,7 +7,7 @@ import ecmsketch.ecm.dyadic.{DyadicKind, DyadicSketch}
 /** Single-thread update throughput of the dyadic sketch for universe_bits 16 and 32 beside a plain
   * ECM-sketch of the same level plan (so the ratio is the cost of the bits + 1 levels), row by row
   * (`add`) and in sorted batches of universe indexes (`addSortedBatch`, the path of dyadic_agg), interleaved
-  * repetitions, medians. Run with sbt "Test/runMain ecmsketch.bench.DyadicBench [events] [reps]".
+  * repetitions, medians. Run with sbt "bench/runMain ecmsketch.bench.DyadicBench [events] [reps]".
   */
 object DyadicBench {
   def main(args: Array[String]): Unit = {

@@ -12,7 +12,7 @@ import ecmsketch.window.EhSketch
   * 10,000 batches: the state's bytes and runs, the time of one batch's cycle (median over the
   * batches since the previous mark, at most the last 200), the merge depth and the certified bound
   * of the sketch the batch emits. Writes bench/results/streaming.md.
-  * Run with sbt "Test/runMain ecmsketch.bench.StreamingBench [batches] [out]".
+  * Run with sbt "bench/runMain ecmsketch.bench.StreamingBench [batches] [out]".
   */
 object StreamingBench {
   final val Ticks = 100L
@@ -71,7 +71,7 @@ object StreamingBench {
       ("ECM", () => compare(ecm, batches, (s: EcmSketch) => s.totalErrorBound, budget)))
     val sb = new StringBuilder
     sb ++= "# Streaming state over many micro-batches with 5 % late rows\n\n"
-    sb ++= "`sbt \"Test/runMain ecmsketch.bench.StreamingBench\"` (`jvm/src/test/scala/ecmsketch/bench/StreamingBench.scala`):\n"
+    sb ++= "`sbt \"bench/runMain ecmsketch.bench.StreamingBench\"` (`jvm/bench/src/main/scala/ecmsketch/bench/StreamingBench.scala`):\n"
     sb ++= s"the state-store cycle of `StreamCycle` (Spark's serialize / deserialize / merge calls of a streaming\n"
     sb ++= s"aggregation, Partial -> PartialMerge -> StateStoreRestore -> PartialMerge -> StateStoreSave -> Final) for one\n"
     sb ++= s"group: 2 input partitions, 100 rows a batch over $Ticks ticks, 5 % of them late (up to 10 batches behind),\n"

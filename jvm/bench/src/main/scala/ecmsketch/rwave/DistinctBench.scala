@@ -7,7 +7,7 @@ import ecmsketch.ingest.{Ingest, SketchOps}
 /** Manual benchmark (not a test) of the distinct_agg path without Spark: `parts` partitions of a
   * time-ordered stream (ts = row / 10, values uniform over 1M), each built through the ingest layer
   * and serialized, then the final merge (deserialize, merge, encode), as Spark runs it.
-  * sbt "Test/runMain ecmsketch.rwave.DistinctBench [rows] [parts] [reps]".
+  * sbt "bench/runMain ecmsketch.rwave.DistinctBench [rows] [parts] [reps]".
   */
 object DistinctBench {
   def main(args: Array[String]): Unit = {

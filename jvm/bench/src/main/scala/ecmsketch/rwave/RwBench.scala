@@ -1,6 +1,6 @@
 package ecmsketch.rwave
 
-/** Manual micro-benchmark (not a test): sbt "Test/runMain ecmsketch.rwave.RwBench". */
+/** Manual micro-benchmark (not a test): sbt "bench/runMain ecmsketch.rwave.RwBench". */
 object RwBench {
   def main(args: Array[String]): Unit = {
     for ((eps, delta) <- Seq((0.1, 0.5), (0.1, 0.05), (0.05, 0.05), (0.2, 0.01))) {

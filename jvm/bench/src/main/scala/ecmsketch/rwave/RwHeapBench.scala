@@ -6,7 +6,7 @@ import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 
 /** Heap against serialized size of randomized-wave sketches, and ECM-RW update speed (manual
-  * benchmark, also used by CoreBench): sbt "Test/runMain ecmsketch.rwave.RwHeapBench".
+  * benchmark, also used by CoreBench): sbt "bench/runMain ecmsketch.rwave.RwHeapBench".
   *
   * Heap is measured as the used heap after full GCs (System.gc, twice) with the sketch reachable,
   * minus the same before it was built (input arrays allocated before): it counts every object the

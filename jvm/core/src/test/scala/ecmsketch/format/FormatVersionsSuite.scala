@@ -125,13 +125,13 @@ object FormatVersionsSuite {
   }))
   val v2Sketches: Seq[(String, () => Array[Byte])] = Seq("eh-segmented" -> (() => ehSegmented()), "ecm-eh-segmented" -> (() => ecmSegmented()))
 
-  /** Writes the golden files of this suite (run once with Test/runMain ecmsketch.format.FormatVersionsSuite). */
+  /** Writes the golden files of this suite (run once with core/Test/runMain ecmsketch.format.FormatVersionsSuite). */
   def main(args: Array[String]): Unit = {
     val files = Seq(("bundle-ecmb-v2", "partial-aggregate bundle version 2 (FormatVersionsSuite.bundleV2)", () => bundleV2()),
       ("eh-segmented", "sketch format version 2: EH roll-up of three days (FormatVersionsSuite.ehSegmented)", () => ehSegmented()),
       ("ecm-eh-segmented", "sketch format version 2: ECM (EH cells) roll-up of three days (FormatVersionsSuite.ecmSegmented)", () => ecmSegmented()))
     for ((name, title, build) <- files; if args.isEmpty || args.contains(name)) {
-      val path = java.nio.file.Paths.get(s"jvm/src/test/resources/golden/$name.hex")
+      val path = java.nio.file.Paths.get(s"jvm/core/src/test/resources/golden/$name.hex")
       val text = s"# $title\n" + hex(build()).grouped(64).mkString("\n") + "\n"
       java.nio.file.Files.write(path, text.getBytes("US-ASCII"))
       println(s"wrote $path")

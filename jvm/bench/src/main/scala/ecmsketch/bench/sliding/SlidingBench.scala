@@ -23,7 +23,7 @@ import ecmsketch.window.ExpHistogram
   * and the share of answers beyond ECM's certified point bound (epsilon x L1, probability 1 - delta).
   * Ranges r < N are then answered by ECM only. Updates/s come from interleaved runs.
   *
-  *   sbt "Test/runMain ecmsketch.bench.sliding.SlidingBench [events] [reps]"
+  *   sbt "bench/runMain ecmsketch.bench.sliding.SlidingBench [events] [reps]"
   * writes bench/results/sliding.{md,json}; bench/sliding_figures.py draws docs/figures/sliding_*.png.
   */
 object SlidingBench {

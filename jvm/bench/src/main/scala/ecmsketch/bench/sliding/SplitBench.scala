@@ -14,7 +14,7 @@ import ecmsketch.hash.Hashing
   * the certified point bound and the measured full-window errors, on the Zipf count-window stream
   * of [[SlidingBench]], beside Sl-CM at the same budget.
   *
-  *   sbt "Test/runMain ecmsketch.bench.sliding.SplitBench [events]"   (writes bench/results/sliding_split.md)
+  *   sbt "bench/runMain ecmsketch.bench.sliding.SplitBench [events]"   (writes bench/results/sliding_split.md)
   */
 object SplitBench {
   val Ratios: Seq[Double] = Seq(1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
