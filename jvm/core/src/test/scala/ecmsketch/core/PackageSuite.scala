@@ -2,8 +2,6 @@ package ecmsketch.core
 
 import java.nio.file.{Files, Path, Paths}
 
-import scala.jdk.CollectionConverters._
-
 import org.scalatest.funsuite.AnyFunSuite
 
 /** The package rules of docs/DESIGN.md ("Layout"), read from the sources of the core project
@@ -73,8 +71,10 @@ object PackageSuite {
     var dir: Path = Paths.get(System.getProperty("user.dir")).toAbsolutePath
     while (dir != null && !Files.isDirectory(dir.resolve(CoreSources))) dir = dir.getParent
     assert(dir != null, s"$CoreSources not found above the working directory")
-    val files = Files.walk(dir.resolve(CoreSources)).iterator().asScala.filter(_.toString.endsWith(".scala")).toSeq
-    files.map(f => new String(Files.readAllBytes(f), "UTF-8"))
+    val files = Seq.newBuilder[Path] // (a loop: Scala 2.12 has no scala.jdk.CollectionConverters)
+    val it = Files.walk(dir.resolve(CoreSources)).iterator()
+    while (it.hasNext) { val f = it.next(); if (f.toString.endsWith(".scala")) files += f }
+    files.result().map(f => new String(Files.readAllBytes(f), "UTF-8"))
   }
 
   /** Package of `ecmsketch[.x]` as a short name: "root" for ecmsketch itself. */

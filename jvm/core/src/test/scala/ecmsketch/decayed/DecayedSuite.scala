@@ -11,6 +11,9 @@ import ecmsketch.core.{Codec, SketchDescription, SketchException}
   * merges equal to one sketch over the union (same bytes); the query-time decay rules.
   */
 class DecayedSuite extends AnyFunSuite {
+  // Ordering.Double.TotalOrdering (java.lang.Double.compare), spelled so that Scala 2.12 compiles it too
+  private val DoubleTotal: Ordering[Double] = new Ordering[Double] { def compare(a: Double, b: Double): Int = java.lang.Double.compare(a, b) }
+
   import DecayedKit._
 
   val eps = 0.1
@@ -144,7 +147,7 @@ class DecayedSuite extends AnyFunSuite {
           else Some((id, pr.integral.fold(e.t)(f => DecayedSketch.satAdd(e.t, f.minAge(w, dd))), e.t, e.w, e.v))
         }
         val winners = offers.groupBy(_._1).values.map(_.max(Ordering.by((x: (Long, Long, Long, Long, Double)) =>
-          (x._2, x._3, x._4, x._5))(Ordering.Tuple4(Ordering.Long, Ordering.Long, Ordering.Long, Ordering.Double.TotalOrdering)))).toSeq
+          (x._2, x._3, x._4, x._5))(Ordering.Tuple4(Ordering.Long, Ordering.Long, Ordering.Long, DoubleTotal)))).toSeq
         val keys = winners.map(_._2).sorted(Ordering[Long].reverse)
         val (disc, ti) = if (keys.size > pr.tau) (true, keys(pr.tau)) else (false, Long.MinValue)
         val held = winners.filter(x => !disc || x._2 > ti).map(x => (x._1, x._2)).toSet
