@@ -9,7 +9,8 @@ PY       ?= python3
 SBT      := scripts/sbt
 JARDIR   := python/ecmsketch/jars
 JARS     := $(JARDIR)/ecmsketch_2.12.jar $(JARDIR)/ecmsketch_2.13.jar
-SCALA_SRC := $(shell find jvm/src/main -name '*.scala' 2>/dev/null) build.sbt project/build.properties
+# the sources of the jar: the core and spark projects (build.sbt)
+SCALA_SRC := $(shell find jvm/core/src/main jvm/spark/src/main -type f 2>/dev/null) build.sbt project/build.properties
 # newest tested pyspark (the main venv), oldest, and the whole tested range
 PYSPARK_VERSION := 4.3.0
 PYSPARK_OLDEST  := 3.5.9
@@ -106,26 +107,26 @@ sql-examples: setup
 	$(VPY) sql-examples/run.py
 
 bench: setup $(VENV)/.bench-deps
-	$(SBT) "Test/runMain ecmsketch.bench.CoreBench"
+	$(SBT) "bench/runMain ecmsketch.bench.CoreBench"
 	$(VPY) bench/spark_bench.py
 	$(VPY) bench/query_bench.py
 	$(VPY) bench/group_bench.py
-	$(SBT) "Test/runMain ecmsketch.bench.AsyncBench"
+	$(SBT) "bench/runMain ecmsketch.bench.AsyncBench"
 	$(VPY) bench/async_bench.py
 	# dyadic ECM-sketches (issue 9): core updates/s at universe_bits 16 and 32; in Spark, build speed,
 	# quantiles beside approx_percentile, top-k recall
-	$(SBT) "Test/runMain ecmsketch.bench.DyadicBench"
+	$(SBT) "bench/runMain ecmsketch.bench.DyadicBench"
 	$(VPY) bench/dyadic_bench.py
-	$(SBT) "Test/runMain ecmsketch.decayed.DecayedBench speed" "Test/runMain ecmsketch.decayed.DecayedBench constant 40 0.1"
+	$(SBT) "bench/runMain ecmsketch.decayed.DecayedBench speed" "bench/runMain ecmsketch.decayed.DecayedBench constant 40 0.1"
 	$(VPY) bench/decayed_bench.py
 	# issue 14: the Python path (buffered single adds, add_many from numpy) beside probstructs and sketch_oxide
 	# (optional bench deps, installed above when the registry has them); ECM-EH vs Sl-CM at equal memory
 	$(VPY) bench/python_bench.py
-	$(SBT) "Test/runMain ecmsketch.bench.sliding.SlidingBench" "Test/runMain ecmsketch.bench.sliding.SplitBench"
+	$(SBT) "bench/runMain ecmsketch.bench.sliding.SlidingBench" "bench/runMain ecmsketch.bench.sliding.SplitBench"
 	$(VPY) bench/sliding_figures.py
 	# streaming state over 10,000 micro-batches with 5 % late rows (issue 13 §1): the state-store cycle,
 	# then a real streaming run of 200 micro-batches beside it
-	$(SBT) "Test/runMain ecmsketch.bench.StreamingBench"
+	$(SBT) "bench/runMain ecmsketch.bench.StreamingBench"
 	$(VPY) bench/streaming_bench.py
 	# format version 4's checksum: encode and decode with the CRC32C share, and ecm_agg beside
 	# count_min_sketch (CHECKSUM_BASELINE=dir with an older ecmsketch_2.13.jar: both jars, alternating)
@@ -140,4 +141,4 @@ paper: setup $(VENV)/.bench-deps
 	$(VPY) bench/paper/run_all.py $(PAPER_ARGS)
 
 clean:
-	rm -rf target project/target $(JARS) $(VENV) $(foreach v,$(PYSPARK_MATRIX),$(call venv_of,$(v))) .pytest_cache
+	rm -rf target project/target jvm/core/target jvm/spark/target jvm/bench/target $(JARS) $(VENV) $(foreach v,$(PYSPARK_MATRIX),$(call venv_of,$(v))) .pytest_cache

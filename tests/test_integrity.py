@@ -92,7 +92,7 @@ def test_a_checksum_mismatch_names_itself():
 
 def test_stored_bytes_without_a_checksum_still_read():
     """A version-1 ECM-sketch (the golden file) reads, answers, and re-encodes as version 4."""
-    path = os.path.join(ROOT, "jvm", "src", "test", "resources", "golden", "ecm-eh.hex")
+    path = os.path.join(ROOT, "jvm", "core", "src", "test", "resources", "golden", "ecm-eh.hex")
     text = "".join(l.strip() for l in open(path) if not l.startswith("#"))
     old = bytes.fromhex(text)
     assert old[4] == 1

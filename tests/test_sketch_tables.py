@@ -15,7 +15,7 @@ DAYS = 30
 SITES = 33
 ROWS = 30_000       # about 30 rows per site and day
 WINDOW = DAYS * DAY  # the window covers the whole roll-up
-GOLDEN = os.path.join(os.path.dirname(__file__), "..", "jvm", "src", "test", "resources", "golden")
+GOLDEN = os.path.join(os.path.dirname(__file__), "..", "jvm", "core", "src", "test", "resources", "golden")
 
 
 @pytest.fixture(scope="module")

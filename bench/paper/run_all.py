@@ -26,7 +26,7 @@ def main() -> int:
     args = ap.parse_args()
     t0 = time.time()
     if not args.plot_only:
-        cmd = "Test/runMain ecmsketch.bench.paper.PaperBench" + (f" --scale {args.scale}" if args.scale else "")
+        cmd = "bench/runMain ecmsketch.bench.paper.PaperBench" + (f" --scale {args.scale}" if args.scale else "")
         print(f"== {cmd}", flush=True)
         subprocess.run([args.sbt, cmd], cwd=ROOT, check=True)
     scripts = sorted(glob.glob(os.path.join(HERE, "exp_*.py")))
