@@ -128,7 +128,7 @@ bench: setup $(VENV)/.bench-deps
 
 # the ECM-sketch paper's experiments (issue 12 §2): PaperBench (Scala, synthetic streams of the
 # published shape) writes bench/results/paper/*.json, then every bench/paper/exp_*.py plots into
-# docs/figures/paper_*.png and writes its tables (docs/EXPERIMENTS.md explains them)
+# docs/figures/paper_*.png and writes its tables (docs/design/EXPERIMENTS.md explains them)
 # (PAPER_ARGS="--scale 0.05" for a quick check, "--plot-only" to redraw from the JSON)
 PAPER_ARGS ?=
 paper: setup $(VENV)/.bench-deps

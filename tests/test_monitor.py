@@ -1,4 +1,4 @@
-"""Distributed threshold monitoring (ecmsketch.monitor, ECM §6.2, spec §5.11): the closed-form extrema
+"""Distributed threshold monitoring (ecmsketch.monitor, ECM §6.2): the closed-form extrema
 over a ball against sampling, the one-call Count-Min matrix against the sketch's own queries, and the
 protocols on streams built to cross their thresholds upward and downward, against a brute-force oracle
 of the union of the sites' streams.

@@ -135,7 +135,7 @@ def _hex(path: str) -> str:
 
 
 def test_randomized_wave_sketches_stored_by_version_0_1_0_are_read_queried_and_merged(spark):
-    # 0.1.0 planned more randomized-wave instances for the same delta (docs/rwave.md, "Instances"):
+    # 0.1.0 planned more randomized-wave instances for the same delta (docs/design/rwave.md, "Instances"):
     # such stored sketches read as the sketch this release builds from the same rows
     from ecmsketch import DistinctSketch, EcmSketch
     for name, cls in (("distinct-full", DistinctSketch), ("distinct-small", DistinctSketch), ("ecm-rwave", EcmSketch)):

@@ -1,5 +1,5 @@
 """async_sum_agg / async_count_agg / async_quantile_agg / async_merge and their queries in Spark SQL
-(docs/DESIGN.md, "Asynchronous streams"), against exact answers computed by Spark SQL over the same
+(docs/design/async.md, "Asynchronous streams"), against exact answers computed by Spark SQL over the same
 rows: sorted, reversed, shuffled and late orders, and sites merged with async_merge."""
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import org.scalatest.funsuite.AnyFunSuite
 
-/** The package rules of docs/DESIGN.md ("Layout"), read from the sources of jvm/src/main: the
+/** The package rules of docs/design/README.md ("Layout"), read from the sources of jvm/src/main: the
   * `import` lines and fully-qualified `ecmsketch.x` references of each file (outside comments and
   * string literals) give the packages it depends on. Core imports no family, a family imports no
   * other family, and no two packages import each other.
