@@ -1,6 +1,6 @@
 # ecmsketch: every target does its own set-up (venv, Python deps, sbt launcher, jars) idempotently.
 #
-# Spark versions (README "Supported Spark versions"): the wheel ships one jar per Scala binary version,
+# Spark versions (docs/guide/spark-versions.md): the wheel ships one jar per Scala binary version,
 # ecmsketch_2.12.jar (Spark 3.5) and ecmsketch_2.13.jar (Spark 4.0 .. 4.3), cross-built by sbt.
 # The main venv (.venv) has the newest tested pyspark; .venv-<major.minor> have the others.
 # `make test` runs the full Python suite on the newest and the `matrix` subset on the oldest;

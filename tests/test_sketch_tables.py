@@ -20,7 +20,7 @@ GOLDEN = os.path.join(os.path.dirname(__file__), "..", "jvm", "src", "test", "re
 
 @pytest.fixture(scope="module")
 def rollup(spark, tmp_path_factory):
-    """Per-site, per-day eh_agg and ecm_agg sketches (merge_levels 1, as the README advises) written to a Parquet table
+    """Per-site, per-day eh_agg and ecm_agg sketches (merge_levels 1, as docs/guide/sketch-tables.md advises) written to a Parquet table
     partitioned by day: days 0..28 first, then day 29 appended; read back as the view `site_days`."""
     spark.sql(f"""SELECT cast(pmod(xxhash64(id, 5), {SITES}) AS INT) AS site,
                          pmod(xxhash64(id, 9), 50) AS key, id AS ts, id DIV {DAY} AS day,
