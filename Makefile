@@ -1,6 +1,6 @@
 # ecmsketch: every target does its own set-up (venv, Python deps, sbt launcher, jars) idempotently.
 #
-# Spark versions (README "Supported Spark versions"): the wheel ships one jar per Scala binary version,
+# Spark versions (docs/guide/spark-versions.md): the wheel ships one jar per Scala binary version,
 # ecmsketch_2.12.jar (Spark 3.5) and ecmsketch_2.13.jar (Spark 4.0 .. 4.3), cross-built by sbt.
 # The main venv (.venv) has the newest tested pyspark; .venv-<major.minor> have the others.
 # `make test` runs the full Python suite on the newest and the `matrix` subset on the oldest;
@@ -134,7 +134,7 @@ bench: setup $(VENV)/.bench-deps
 
 # the ECM-sketch paper's experiments (issue 12 §2): PaperBench (Scala, synthetic streams of the
 # published shape) writes bench/results/paper/*.json, then every bench/paper/exp_*.py plots into
-# docs/figures/paper_*.png and writes its tables (docs/EXPERIMENTS.md explains them)
+# docs/figures/paper_*.png and writes its tables (docs/design/EXPERIMENTS.md explains them)
 # (PAPER_ARGS="--scale 0.05" for a quick check, "--plot-only" to redraw from the JSON)
 PAPER_ARGS ?=
 paper: setup $(VENV)/.bench-deps

@@ -1,4 +1,4 @@
-"""Spark-level benchmark of the async sketches (docs/DESIGN.md, "Asynchronous streams"):
+"""Spark-level benchmark of the async sketches (docs/design/async.md, "Asynchronous streams"):
 async_sum_agg, async_count_agg and async_quantile_agg rows/s beside eh_agg and Spark's sum and
 approx_percentile over the same cached rows, in time order and with 10 % late rows, medians of
 interleaved runs; then, on the 10 %-late stream, the error and size of async_count_agg (with ids)

@@ -1,4 +1,4 @@
-"""A real Structured Streaming run beside the state-store cycle of StreamingBench (docs/DESIGN.md,
+"""A real Structured Streaming run beside the state-store cycle of StreamingBench (docs/design/streaming.md,
 "Streaming and late rows"): STREAM_BATCHES micro-batches (200 by default) from a file source, two
 files a batch, 100 rows a batch over 100 ticks with 5 % late rows up to 10 batches behind, window
 5,000 ticks (50 batches), eh_agg and ecm_agg (epsilon 0.1, delta 0.1, 50 keys) in the state of one

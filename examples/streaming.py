@@ -8,7 +8,7 @@ bytes sent, a deterministic wave of requests and a distinct-count sketch of clie
 stops halfway and restarts from its checkpoint, as a redeployed job would. Then each site's sketches
 are queried for the last 5, 15 and 60 minutes beside the exact answers over all rows.
 
-The state keeps each sketch as a bundle of runs (docs/DESIGN.md, "Streaming and late rows"): the
+The state keeps each sketch as a bundle of runs (docs/design/streaming.md, "Streaming and late rows"): the
 runs of every micro-batch of the last window, merged once when the sketch is emitted, so the
 certified bound stays the one planned (merge depth 1) however many batches run and however late
 rows are, and runs a whole window old leave the state.

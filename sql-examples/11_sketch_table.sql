@@ -4,7 +4,7 @@
 -- costs no level: the days do not overlap in time, so ecm_merge lays them side by side. The merge
 -- over sites costs one, which merge_levels => 1 budgets; with ecm_agg's own level for Spark's
 -- partial aggregates the planned depth is 2, and the final sketch certifies epsilon 0.1
--- (README, "Sketch tables").
+-- (docs/guide/sketch-tables.md).
 CREATE OR REPLACE TEMP VIEW clicks AS
 SELECT cast(pmod(xxhash64(id, 7), 33) AS INT)                            AS site,
        concat('/page/', cast(floor(pow(1.0 - rand(3), -1.0)) % 200 AS STRING)) AS url,

@@ -68,7 +68,7 @@ def ecm_queries(spark, E):
                    E.ecm_agg("k", "ts", 500, window_type="count").alias("c"),
                    E.ecm_agg(SF.col("k").cast("binary"), "ts", 1000, delta=0.05).alias("bin"),
                    E.ecm_agg("k", "ts").alias("g"))
-            # not "r" itself: randomized-wave cells salt their event ids at random (docs/rwave.md),
+            # not "r" itself: randomized-wave cells salt their event ids at random (docs/design/rwave.md),
             # so their bytes differ from run to run; their info and answers are compared instead
             .select("s", "b", "b2", "c", "bin", "g",
                     E.ecm_point("s", "3").alias("p_default"),

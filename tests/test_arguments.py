@@ -1,5 +1,5 @@
 """Bad arguments to the bytes-level sketch objects: each one raises ecmsketch.SketchError with a
-message naming the argument and the problem (README, "Python": "Bad input raises
+message naming the argument and the problem (docs/guide/python-api.md: "Bad input raises
 ecmsketch.SketchError with a message that names the problem"), never an OverflowError, a JPype
 conversion error, a recursion, a wrapped-around timestamp or a silently truncated value. The
 datetime cases: a sketch of integer ticks refuses datetimes in batches as it does in single adds,

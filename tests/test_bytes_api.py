@@ -485,7 +485,7 @@ def test_inner_products_over_many_seeds():
 def test_merge_of_consecutive_periods_keeps_the_depth_and_the_bound():
     """Sketches of consecutive days (time spans that do not overlap) merge side by side: the depth
     of one day, format version 2, about one histogram's bytes, answers within the bound of exact
-    ones; a sketch that overlaps them adds one level (docs/DESIGN.md, "Time-disjoint merges")."""
+    ones; a sketch that overlaps them adds one level (docs/design/merging.md, "Time-disjoint merges")."""
     rng = np.random.default_rng(2026)
     day, days, window = 1_000, 20, 7_000
     keys = (rng.zipf(1.4, size=40_000) % 300).astype(np.int64)

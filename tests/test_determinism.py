@@ -2,7 +2,7 @@
 every aggregate (task retries and speculative execution rely on it): plain, after a seeded shuffle
 of the rows within partitions (late rows, out-of-order runs), after a merge aggregate, and grouped
 over many groups through the object hash aggregate's sort-based fallback. Randomized-wave cells
-included: their event ids derive from the partition, the run and its rows (docs/rwave.md, "Event ids").
+included: their event ids derive from the partition, the run and its rows (docs/design/rwave.md, "Event ids").
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Distributed threshold monitoring (ecmsketch.monitor, ECM §6.2, spec §5.11): the closed-form extrema
+"""Distributed threshold monitoring (ecmsketch.monitor, ECM §6.2): the closed-form extrema
 over a ball against sampling, the one-call Count-Min matrix against the sketch's own queries, and the
 protocols on streams built to cross their thresholds upward and downward, against a brute-force oracle
 of the union of the sites' streams.
@@ -391,18 +391,13 @@ def test_bad_arguments():
         cluster.advance(50)
 
 
-def test_readme_monitoring_block_runs():
-    import contextlib
-    import io
+def test_guide_monitoring_block_runs():
+    """The example of docs/guide/monitoring.md (tests/test_guides.py also checks its printed line)."""
     import os
-    import re
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "README.md")) as f:
-        (code,) = [b for b in re.findall(r"```py\n(.*?)```", f.read(), re.S) if "ThresholdMonitor" in b]
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code, "README.md", "exec"), {})
-    above, syncs, messages = out.getvalue().split()
-    assert above == "True" and int(syncs) < 30 and int(messages) < 4 * 120
+    from docblocks import ROOT, blocks, run_python
+    (block,) = [b for b in blocks(os.path.join(ROOT, "docs", "guide", "monitoring.md")) if "ThresholdMonitor" in b.code]
+    above, crossed_at, syncs, messages = run_python(block.code, {}).split()
+    assert above == "True" and 60 < int(crossed_at) <= 80 and int(syncs) < 30 and int(messages) < 4 * 120
 
 
 def test_score_crossings():

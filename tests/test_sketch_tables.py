@@ -20,7 +20,7 @@ GOLDEN = os.path.join(os.path.dirname(__file__), "..", "jvm", "core", "src", "te
 
 @pytest.fixture(scope="module")
 def rollup(spark, tmp_path_factory):
-    """Per-site, per-day eh_agg and ecm_agg sketches (merge_levels 1, as the README advises) written to a Parquet table
+    """Per-site, per-day eh_agg and ecm_agg sketches (merge_levels 1, as docs/guide/sketch-tables.md advises) written to a Parquet table
     partitioned by day: days 0..28 first, then day 29 appended; read back as the view `site_days`."""
     spark.sql(f"""SELECT cast(pmod(xxhash64(id, 5), {SITES}) AS INT) AS site,
                          pmod(xxhash64(id, 9), 50) AS key, id AS ts, id DIV {DAY} AS day,
@@ -139,7 +139,7 @@ def _hex(path: str) -> str:
 
 
 def test_randomized_wave_sketches_stored_by_version_0_1_0_are_read_queried_and_merged(spark):
-    # 0.1.0 planned more randomized-wave instances for the same delta (docs/rwave.md, "Instances"):
+    # 0.1.0 planned more randomized-wave instances for the same delta (docs/design/rwave.md, "Instances"):
     # such stored sketches read as the sketch this release builds from the same rows
     from ecmsketch import DistinctSketch, EcmSketch
     for name, cls in (("distinct-full", DistinctSketch), ("distinct-small", DistinctSketch), ("ecm-rwave", EcmSketch)):

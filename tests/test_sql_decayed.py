@@ -1,6 +1,6 @@
 """decayed_agg / decayed_merge and the decayed queries in Spark SQL, against exact decayed answers
 computed by Spark SQL over the DISTINCT rows, for streams with 30 % duplicate rows spread over 2 to
-64 sites, shuffled and late (docs/DESIGN.md, "Decayed sketch")."""
+64 sites, shuffled and late (docs/design/decayed.md, "Decayed sketch")."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,6 +1,6 @@
 """dyadic_agg / dyadic_merge and the dyadic queries (heavy hitters, top-k, range counts, ranks,
 quantiles) in Spark SQL, against exact answers computed in Python over the same rows, for rows in
-time order, shuffled, late, and merged across sites (docs/DESIGN.md, "Dyadic ECM-sketch")."""
+time order, shuffled, late, and merged across sites (docs/design/dyadic.md, "Dyadic ECM-sketch")."""
 from __future__ import annotations
 
 import numpy as np

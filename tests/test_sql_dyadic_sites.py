@@ -1,6 +1,6 @@
 """dyadic_merge of per-site dyadic_agg sketches across 2, 16 and 64 sites, against exact Spark SQL
 answers over the union of the sites' rows (GROUP BY counts, exact ranks), with each site's rows in
-time order, shuffled, or late (docs/DESIGN.md, "Dyadic ECM-sketch": every bound is carried through
+time order, shuffled, or late (docs/design/dyadic.md, "Dyadic ECM-sketch": every bound is carried through
 merges at the merge depth). Integer keys (heavy hitters, top-k, range counts, quantiles) and string
 keys (heavy hitters return the original keys above the candidate recall floor)."""
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """dyadic_agg over STRING and BINARY keys: heavy hitters and top-k return the original keys (the
 result STRUCT's key has the type the sketch was built from), against exact GROUP BY answers over
 the same rows, in time order, shuffled, late and merged across sites; ranges, ranks and quantiles
-are refused; the JPype DyadicSketch takes str and bytes keys (docs/DESIGN.md, "String and binary
+are refused; the JPype DyadicSketch takes str and bytes keys (docs/design/string-keys.md, "String and binary
 keys")."""
 from __future__ import annotations
 

@@ -132,7 +132,7 @@ def test_realistic_stream_all_orders(spark, stream_dfs, exact, order):
 def test_shuffled_rows_certify_the_epsilon_asked(spark):
     """Rows in random order (1.2 M rows in one partition, then the same rows randomly repartitioned
     over 3): one ecm_agg(key, ts, 2000000, 0.1, 0.1) certifies error_bound <= epsilon (merge depth
-    1: fine side runs, docs/DESIGN.md "Rows in any order") and answers within it against exact counts."""
+    1: fine side runs, docs/design/rows-in-any-order.md "Rows in any order") and answers within it against exact counts."""
     n, keys, window = 1_200_000, 500, 2_000_000
     base = spark.range(0, n).selectExpr(f"id % {keys} AS key", "id AS ts")
     ts = np.arange(n, dtype=np.int64)

@@ -206,7 +206,7 @@ def test_ecm_dwave_merge_and_sql_queries(spark, wave_rows):
 
 def test_ecm_rwave_bytes_are_identical_across_runs(spark, wave_rows):
     """Issue 13 section 4: event ids of randomized-wave cells derive from the partition, the buffer
-    and the rows (docs/rwave.md, "Event ids"), so the same rows in the same partitions give the same
+    and the rows (docs/design/rwave.md, "Event ids"), so the same rows in the same partitions give the same
     bytes on every run: one sketch, per-site sketches, their merge, and per-site sketches whose partial
     aggregates go through Spark's sort-based fallback (serialized and read back mid-aggregation)."""
     queries = [

@@ -192,7 +192,7 @@ def dyadic_agg(key: ColumnOrName, ts: ColumnOrName, window: Window = None, epsil
                merge_levels: Optional[int] = None, cell: Optional[str] = None,
                candidates: Optional[int] = None, phi_min: Optional[float] = None) -> Column:
     """Dyadic ECM-sketch (BINARY) of integer, double, string or binary keys over a sliding window: heavy
-    hitters, top-k, range counts, ranks and quantiles (the last three for numeric keys; docs/DESIGN.md,
+    hitters, top-k, range counts, ranks and quantiles (the last three for numeric keys; docs/design/dyadic.md,
     "Dyadic ECM-sketch").
 
     :param key: TINYINT/SMALLINT/INT/BIGINT, FLOAT/DOUBLE, STRING or BINARY column.
@@ -251,7 +251,7 @@ def async_sum_agg(value: ColumnOrName, ts: ColumnOrName, window: Window = None, 
                   delta: Optional[float] = None, *, id: Optional[ColumnOrName] = None, seed: Optional[int] = None,
                   window_type: Optional[str] = None, tradeoff: Optional[int] = None) -> Column:
     """Async sum sketch (BINARY; Xu-Tirthapura-Busch) of positive integer weights over a timestamp
-    window, rows in any timestamp order (docs/DESIGN.md, "Asynchronous streams"): every range sum is
+    window, rows in any timestamp order (docs/design/async.md, "Asynchronous streams"): every range sum is
     within ``epsilon`` relative error with probability >= 1 - ``delta``, and ``async_merge`` is lossless.
 
     :param value: positive TINYINT/SMALLINT/INT/BIGINT weight.
@@ -306,7 +306,7 @@ def decayed_agg(weight: ColumnOrName, ts: ColumnOrName, epsilon: Optional[float]
                 *, value: Optional[ColumnOrName] = None, id: Optional[ColumnOrName] = None, seed: Optional[int] = None,
                 decay: Optional[str] = None, decay_param: Optional[float] = None, constant: Optional[float] = None,
                 max_weight: Optional[int] = None, resolution: Optional[int] = None) -> Column:
-    """Duplicate-insensitive, mergeable, time-decayed sketch (BINARY; docs/DESIGN.md, "Decayed sketch").
+    """Duplicate-insensitive, mergeable, time-decayed sketch (BINARY; docs/design/decayed.md, "Decayed sketch").
 
     :param weight: integer column in [0, max_weight] (``lit(1)`` for counts): what ``decayed_sum`` adds up.
     :param ts: TIMESTAMP (ages in seconds) or INT/BIGINT ticks; rows may come in any order.
@@ -315,7 +315,7 @@ def decayed_agg(weight: ColumnOrName, ts: ColumnOrName, epsilon: Optional[float]
     :param id: any column; rows with equal ids count once, at one site or many (default: (weight, value, ts)).
     :param decay: unset builds the general sketch (decay chosen at query time); ``'window'``, ``'exp'`` or
         ``'poly'`` with ``decay_param`` builds the sketch for that decay.
-    :param constant: C of tau = C / epsilon^2 (default 4, measured in docs/DESIGN.md).
+    :param constant: C of tau = C / epsilon^2 (default 4, measured in docs/design/decayed.md).
     """
     return call_function("decayed_agg", _c(weight), _c(ts), _p(epsilon), _p(delta), _v(value), _v(id), _p(seed),
                          _p(decay), _p(decay_param), _p(constant), _p(max_weight), _p(resolution))

@@ -1,5 +1,5 @@
 """Distributed threshold monitoring over ECM-sketches with the geometric method (ECM-sketch §6.2,
-journal Lemma 2; spec §5.11). No Spark: it runs on the bytes-level
+journal Lemma 2; docs/design/monitoring.md). No Spark: it runs on the bytes-level
 :class:`~ecmsketch.EcmSketch`.
 
 The pieces:
@@ -96,7 +96,7 @@ def water_level(levels: np.ndarray, radius: float) -> float:
 def self_join_extrema(center: np.ndarray, radius: float) -> Tuple[float, float]:
     """Min and max of F(V) = min_j ||V_j||^2 over the ball ||V - center|| <= radius (Frobenius norm;
     rows j of the d x w matrix ``center``): min_j max(0, rho_j - radius)^2 and lambda^2 with
-    sum_j max(0, lambda - rho_j)^2 = radius^2, rho_j = ||center_j|| (spec §5.11)."""
+    sum_j max(0, lambda - rho_j)^2 = radius^2, rho_j = ||center_j|| (ECM-sketch §6.2)."""
     c = np.asarray(center, dtype=np.float64)
     if c.ndim != 2:
         raise SketchError(f"center must be a d x w matrix, got shape {c.shape}")
@@ -433,7 +433,7 @@ class Protocol:
 
 
 class ThresholdMonitor(Protocol):
-    """Is F(global sketch over the range) >= threshold? The geometric method (spec §5.11): see the
+    """Is F(global sketch over the range) >= threshold? The geometric method (ECM-sketch §6.2): see the
     module docstring. ``step()`` after every update batch; ``above`` is the coordinator's answer."""
 
     def __init__(self, cluster: Cluster, threshold: float, range: int, function: Any = None, *,
@@ -493,7 +493,7 @@ class RelativeMonitor(Protocol):
     min_i (rho_i + n d[i]) <= sqrt(F0/(1-theta)) and min_i (rho_i - n d[i]) >= sqrt(F0/(1+theta)).
     Here n d is written as the weighted average of the d_j / w_j (the site weights w_j as in
     :class:`ThresholdMonitor`). Each site tests a local condition on its own d_j / w_j that implies
-    them (the seeds leave this open; spec §5.11): the first is implied by the linear one
+    them (the paper leaves this open; ECM-sketch §6.2): the first is implied by the linear one
     rho_{i*} + d[i*] / w_j <= U for the fixed row i* = argmin rho, which holds for the average when
     it holds at every site; the second is concave in d, so it holds for the average when it holds at
     every site."""

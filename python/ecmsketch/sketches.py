@@ -74,7 +74,7 @@ class _Sketch:
     @property
     def error_bound(self) -> float:
         """The certified error bound at the current merge depth: ``info()['error_bound']``, the
-        ``error_bound`` field of SQL's ``sketch_info`` (what it bounds depends on the kind; README)."""
+        ``error_bound`` field of SQL's ``sketch_info`` (what it bounds depends on the kind; docs/guide/)."""
         return float(self.info()["error_bound"])
 
     @property
@@ -326,7 +326,7 @@ class EcmSketch(_Buffered):
         """Order-preserving n-way merge of sketches or their bytes from many sites: one merge level
         for sketches whose rows overlap in time; with 'eh' cells, sketches of consecutive periods
         (time spans that do not overlap) are laid side by side at the depth of the deepest one
-        (docs/DESIGN.md, "Time-disjoint merges")."""
+        (docs/design/merging.md, "Time-disjoint merges")."""
         return _merge_all(EcmSketch, "ecm", sketches, "sketch")
 
     def __repr__(self) -> str:
@@ -380,7 +380,7 @@ class _Counter(_Buffered):
     def merge(cls: Type[_C], sketches: Iterable[Any]) -> _C:
         """Order-preserving n-way merge of sketches of this kind or their bytes (time-based windows only):
         one merge level for sketches whose rows overlap in time; exponential histograms of consecutive
-        periods are laid side by side at the depth of the deepest one (docs/DESIGN.md, "Time-disjoint
+        periods are laid side by side at the depth of the deepest one (docs/design/merging.md, "Time-disjoint
         merges"), deterministic waves always add a level."""
         return _merge_all(cls, cls._kind, sketches, cls.__name__)
 
@@ -487,7 +487,7 @@ class DistinctSketch(_Sketch):
 
 
 class DyadicSketch(_Sketch):
-    """A dyadic ECM-sketch over integer, float, str or bytes keys (docs/DESIGN.md, "Dyadic ECM-sketch"):
+    """A dyadic ECM-sketch over integer, float, str or bytes keys (docs/design/dyadic.md, "Dyadic ECM-sketch"):
     heavy hitters, top-k, range counts, ranks and quantiles over any range within the window, mergeable
     order-preservingly across sites. The key type is fixed by the first key added. str and bytes keys
     are counted by fingerprint, with a table of candidate keys so that heavy hitters and top-k return
@@ -506,7 +506,7 @@ class DyadicSketch(_Sketch):
         :param epsilon: the heavy-hitter gap of ECM Theorem 5.
         :param universe_bits: integer keys must lie in [-2^(bits-1), 2^(bits-1)) (64: any int64).
         :param cell: ``'eh'`` (default) or ``'dwave'``.
-        :param candidates: str / bytes keys: the candidate keys kept per window epoch (docs/DESIGN.md).
+        :param candidates: str / bytes keys: the candidate keys kept per window epoch (docs/design/string-keys.md).
         :param phi_min: heavy hitters with any ratio phi >= phi_min report no key below phi times the
             total with probability >= 1 - delta (the sketch is built with delta * phi_min).
         """
@@ -654,7 +654,7 @@ class DyadicSketch(_Sketch):
 
 
 class _Async(_Sketch):
-    """Shared code of the async sketches (docs/DESIGN.md, "Asynchronous streams"): rows in any
+    """Shared code of the async sketches (docs/design/async.md, "Asynchronous streams"): rows in any
     timestamp order, lossless merges, answers within (epsilon, delta)."""
 
     _measures: tuple = ()
@@ -797,7 +797,7 @@ class AsyncQuantile(_Async):
 
 
 class DecayedSketch(_Sketch):
-    """A duplicate-insensitive, mergeable, time-decayed sketch (Cormode-Tirthapura-Xu; docs/DESIGN.md,
+    """A duplicate-insensitive, mergeable, time-decayed sketch (Cormode-Tirthapura-Xu; docs/design/decayed.md,
     "Decayed sketch"), the bytes of ``decayed_agg``. Rows may come in any order; each distinct id
     counts once however often, and at however many sites, it is seen. Built without ``decay`` (the
     general sketch), it takes the decay at query time: ``'window'`` (param W: ages < W count fully),

@@ -11,7 +11,7 @@ import ecmsketch.window.{EhCellKind, EhKind}
 
 /** The registration list: every sketch kind and cell kind, one line per family. The core registry
   * (ecmsketch.core.Registry) loads this object by name on first use; a new family adds its
-  * descriptors here (docs/DESIGN.md, "Layout").
+  * descriptors here (docs/design/README.md, "Layout").
   */
 object Families extends Registration {
   val sketchKinds: Seq[SketchKind[_ <: WindowSketch]] = Seq(EhKind, EcmKind, DwKind, DistinctKind, DyadicKind,

@@ -13,7 +13,7 @@ import ecmsketch.window.{EhSketch, ExpHistogram}
 
 /** Laws that hold for every input, checked on generated small streams (ScalaCheck).
   *
-  * What each structure promises, and hence which law is stated (docs/DESIGN.md, dwave.md, rwave.md):
+  * What each structure promises, and hence which law is stated (docs/design/: merging.md, dwave.md, rwave.md):
   *  - encoding is canonical for every kind: decode(encode(s)) re-encodes to the same bytes and
   *    answers every query as s does (and encoding itself changes no answer);
   *  - order-preserving merges (EH, deterministic waves, ECM-sketches of any cell kind) and the
@@ -259,7 +259,7 @@ class LawsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
         cov3.note(left)
         val right = k.merge(Seq(a, k.merge(Seq(b, c))))
         // Identical bytes apart from the merge-depth field. The depth records the merge history by
-        // design (docs/DESIGN.md: 1 + max over the inputs that hold data at their own clock), so
+        // design (docs/design/merging.md: 1 + max over the inputs that hold data at their own clock), so
         // it can differ when one grouping lets data expire at a later clock before it meets other
         // data; it does not enter the randomized bound, which is epsilon at every depth.
         assert(left.cellBound == right.cellBound && left.cellBound == left.cellEpsilon)
@@ -337,7 +337,7 @@ class LawsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
 
   /** Whether a flat merge of the holding sites adds a level: two of them overlap in time, or span
     * the same single instant (or their cells have no time-disjoint merge); time-disjoint ones are
-    * laid side by side (docs/DESIGN.md).
+    * laid side by side (docs/design/merging.md).
     */
   def addsLevel(holding: Seq[WindowSketch]): Boolean = holding.size >= 2 && {
     val spans = holding.map(span)
@@ -365,7 +365,7 @@ class LawsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
         val left = k.merge(Seq(k.merge(sites.take(2)), sites(2)))
         val right = k.merge(Seq(sites(0), k.merge(sites.drop(1))))
         cov.note(flat)
-        // sites whose data reaches the merged clock's window (docs/DESIGN.md, "Time-disjoint merges")
+        // sites whose data reaches the merged clock's window (docs/design/merging.md, "Time-disjoint merges")
         val clock = sites.filter(!_.isEmpty).map(_.lastTs).foldLeft(Long.MinValue)(math.max)
         val holding = sites.filter(holdsAt(_, clock))
         assert(flat.mergeDepth == (if (addsLevel(holding)) 1 else 0), s"$k: flat merge of ${holding.size} sites holding data at the merged clock")

@@ -5,7 +5,7 @@ import ecmsketch.core.{Codec, WindowSpec, Windows}
 import ecmsketch.ingest.{Ingest, SketchOps}
 import ecmsketch.window.{EhKind, EhSketch}
 
-/** The async sketches (docs/DESIGN.md, "Asynchronous streams"): single-thread updates/s of the sum,
+/** The async sketches (docs/design/async.md, "Asynchronous streams"): single-thread updates/s of the sum,
   * count and quantile sketches for sorted, shuffled and 10 %-late input (and the trade-off levels
   * L = 62 and L = 0), beside an exponential histogram fed through Ingest (the path of eh_agg, which
   * buffers and reorders) and directly (sorted input only); interleaved repetitions, medians. Then, on

@@ -154,7 +154,7 @@ object CoreBench {
     }
     rows += (("ECM-EH via ingest (reorder buffer) updates/s", f"${median(ingestRates)}%,.0f", "sorted input, as ecm_agg feeds it"))
 
-    // Rows in any order (docs/DESIGN.md, "Rows in any order"): ecm_agg's plan (one merge level),
+    // Rows in any order (docs/design/rows-in-any-order.md, "Rows in any order"): ecm_agg's plan (one merge level),
     // window 1e6, ts = 0 .. n-1 (range(n)) in time order, reversed and shuffled, interleaved per rep
     orderRows(n, reps, 1000000L).foreach(rows += _)
     // ... and with a window covering every row (no row is dropped: every late row goes into side runs)

@@ -5,7 +5,7 @@ import ecmsketch.ecm.{EcmSketch, QueryKind}
 import ecmsketch.ingest.{SketchOps, StreamCycle}
 import ecmsketch.window.EhSketch
 
-/** A streaming aggregation's state over 10,000 micro-batches with 5 % late rows (docs/DESIGN.md,
+/** A streaming aggregation's state over 10,000 micro-batches with 5 % late rows (docs/design/streaming.md,
   * "Streaming and late rows"): the state-store cycle of [[StreamCycle]] (the serialize /
   * deserialize / merge calls of Spark's StateStoreRestore and StateStoreSave), with runs a window
   * behind the clock dropped from the state (now) and kept (before). After 1, 10, 100, 1,000 and

@@ -1,6 +1,6 @@
 package ecmsketch.decayed
 
-/** Measurements of the decayed sketch (docs/DESIGN.md "Decayed sketch"; `make bench`):
+/** Measurements of the decayed sketch (docs/design/decayed.md "Decayed sketch"; `make bench`):
   *  - `constant`: failure rate (relative error > epsilon; selectivity: absolute error > epsilon)
   *    against the constant C of tau = C / epsilon^2, over seeded streams (3000 distinct elements, 30 %
   *    duplicates, 8 sites, shuffled), queried at the last timestamp;

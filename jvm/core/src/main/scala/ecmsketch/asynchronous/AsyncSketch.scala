@@ -66,7 +66,7 @@ private[asynchronous] final class HashSet64 {
   * with a hash set of their identity hashes for duplicates. While every element arrived newer than
   * the previous ones the arrays stay sorted (append and drop-oldest in O(1), a time-sorted stream);
   * the first older arrival turns them into a binary min-heap from index 0 (a sorted array is one), as
-  * the paper suggests (§6.2): O(log alpha) per offer in any order. [[sortInPlace]] sorts them again
+  * the paper suggests (XTB §2): O(log alpha) per offer in any order. [[sortInPlace]] sorts them again
   * for encoding and union.
   */
 private[asynchronous] final class Level {
@@ -198,20 +198,20 @@ private[asynchronous] object Level {
     else java.lang.Long.compare(v1, v2)
 }
 
-/** Xu-Tirthapura-Busch sketches for asynchronous streams (spec §6; docs/DESIGN.md "Asynchronous
-  * streams"): elements (v, t) arrive in any order of their timestamps and every query over a range
+/** Xu-Tirthapura-Busch sketches for asynchronous streams (Xu, Tirthapura, Busch 2008; docs/design/async.md):
+  * elements (v, t) arrive in any order of their timestamps and every query over a range
   * of the window answers within (epsilon, delta).
   *
-  *  - measure [[AsyncSketch.Sum]] / [[AsyncSketch.Count]]: the sum sketch (§6.2-6.3). Levels S_0..S_M
+  *  - measure [[AsyncSketch.Sum]] / [[AsyncSketch.Count]]: the sum sketch (XTB §2.2). Levels S_0..S_M
   *    with M = 63, so every positive BIGINT weight has a level (l = floor(log2 v) + 1 <= 63 = M: the
   *    spec's "v >= 2^M" case cannot occur) and no user bound V_max is needed; levels are allocated
   *    when an element first reaches them. alpha = ceil(12 ln(8/delta) / epsilon^2) elements a level.
   *    The count is the sum with every weight 1.
-  *  - measure [[AsyncSketch.Quantile]]: the median sketch (§6.4) for any quantile q: levels S_0..S_M
+  *  - measure [[AsyncSketch.Quantile]]: the median sketch (XTB §3.1) for any quantile q: levels S_0..S_M
   *    (M = 63) of uniform samples (level i keeps each element with probability 2^-i), alpha =
   *    ceil(96 ln(8/delta) / epsilon^2), epsilon < 1/2; values are DOUBLEs.
   *
-  * Element identity and union (§6.5). An element's coins (its level) are a function of its
+  * Element identity and union (XTB §4). An element's coins (its level) are a function of its
   * identity: a 64-bit hash, under the sketch's seed, of (value, ts), or of (id, value, ts) when the
   * sketch takes ids. Elements with equal identity are ONE element, at one site or at several
   * (set semantics, duplicate-insensitive: a replayed row is counted once). Without ids, two rows
@@ -319,7 +319,7 @@ final class AsyncSketch private[asynchronous] (val spec: WindowSpec, val measure
   private def complete(j: Int, lo: Long): Boolean = j >= levels.length || !levels(j).hasDisc || levels(j).disc < lo
 
   /** Estimated sum (count) of the distinct elements with ts in (now - range, now]; null range = the
-    * window, null now = the last timestamp. SumQuery (§6.3) with the trade-off level L.
+    * window, null now = the last timestamp. SumQuery (XTB §2.2) with the trade-off level L.
     */
   def sum(range: java.lang.Long, now: java.lang.Long): Double = {
     if (measure == Quantile) throw new SketchException("async_sum needs an async sum or count sketch, got an async quantile sketch")
@@ -440,8 +440,8 @@ object AsyncSketch {
 
   def identityName(withIds: Boolean): String = if (withIds) "(id, value, ts)" else "(value, ts)"
 
-  /** alpha: ceil(12 ln(8/delta) / epsilon^2) for sums (spec §6.2, with the square the printed
-    * formula lost), ceil(96 ln(8/delta) / epsilon^2) for quantiles (§6.4).
+  /** alpha: ceil(12 ln(8/delta) / epsilon^2) for sums (XTB §2.2, with the square the printed
+    * formula lost), ceil(96 ln(8/delta) / epsilon^2) for quantiles (XTB §3.1).
     */
   def alphaExact(measure: Int, epsilon: Double, delta: Double): Double =
     math.ceil((if (measure == Quantile) 96.0 else 12.0) * math.log(8.0 / delta) / (epsilon * epsilon))
@@ -498,10 +498,10 @@ object AsyncSketch {
     if (withId) Hashing.mix64(h ^ Hashing.mix64(idFp + IdentitySalt)) else h
   }
 
-  /** Z >= 1 with Pr[Z = i] = 2^-i: 1 + the trailing 1-bits of a coin word (spec §6.6). */
+  /** Z >= 1 with Pr[Z = i] = 2^-i: 1 + the trailing 1-bits of a coin word (XTB §2.2, step 4 of SumProcess). */
   @inline private def geometric(h: Long): Int = java.lang.Long.numberOfTrailingZeros(~Hashing.mix64(h ^ CoinZ)) + 1
 
-  /** The level SumProcess stores (v, t) at (§6.3 steps 2-5): l = floor(log2 v) + 1; r = 1 with
+  /** The level SumProcess stores (v, t) at (XTB §2.2, steps 2-5): l = floor(log2 v) + 1; r = 1 with
     * probability v / 2^l (the top l bits of a coin word, as an integer below 2^l, are < v); then
     * l + min(Z, M - l + 1) - 1 if r = 1, else l - 1.
     */
@@ -547,7 +547,7 @@ object AsyncSketch {
     out
   }
 
-  /** Union (§6.5, Lemma 23): level by level, the top alpha of the union of the inputs' elements (a
+  /** Union (XTB §4, Lemma 23): level by level, the top alpha of the union of the inputs' elements (a
     * set union: equal elements once) with the marker max(t^A, t^B, the newest discarded). The result
     * equals (state and bytes) one sketch over the union of the inputs' elements.
     */

@@ -29,7 +29,7 @@ object Bounds {
     StrictMath.pow(1.0 + target, 1.0 / (levels + 1)) - 1.0
   }
 
-  /** Cell epsilon of fine side runs (docs/DESIGN.md, "Rows in any order"): the largest c_f with
+  /** Cell epsilon of fine side runs (docs/design/rows-in-any-order.md, "Rows in any order"): the largest c_f with
     * (1 + c_f)^2 <= 1 + cellEps, so that one merge of side runs built with c_f (depth 1 at c_f) is
     * within cellEps, the bound of a depth-0 run of the main plan. None when c_f would fall below
     * [[MinCellEpsilon]] (side runs then use the main cell epsilon and cost one merge level).
@@ -55,7 +55,7 @@ object Bounds {
   }
 
   /** Merge depth of an order-preserving merge into cells of epsilon `cellEps` of inputs with cell
-    * epsilons c_i at depths d_i ("mixed" merge, docs/DESIGN.md): 1 + [[depthCovering]]. With equal
+    * epsilons c_i at depths d_i ("mixed" merge, docs/design/rows-in-any-order.md): 1 + [[depthCovering]]. With equal
     * epsilons this is 1 + max d_i, the usual rule.
     */
   def mixedMergeDepth(cellEps: Double, inputs: Seq[(Double, Int)]): Int = 1 + depthCovering(cellEps, inputs)

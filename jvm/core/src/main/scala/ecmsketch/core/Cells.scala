@@ -19,7 +19,7 @@ trait WindowCounter {
   def advanceTo(now: Long): Unit
   /** Whether the counter would still hold weight after [[advanceTo]](now), for `now >= lastTs`
     * (without changing it): false when everything it holds lies at or before now - N, so that no
-    * query of a sketch whose clock is `now` can reach it (docs/DESIGN.md, "Time-disjoint merges").
+    * query of a sketch whose clock is `now` can reach it (docs/design/merging.md, "Time-disjoint merges").
     * The default, !isEmpty, is conservative.
     */
   def retainsAt(now: Long): Boolean = !isEmpty
@@ -40,7 +40,7 @@ trait CellFamily {
   def epsilon: Double
   def window: Long
   def create(): WindowCounter
-  /** A new counter whose event ids derive from `salt` (randomized waves, docs/rwave.md "Event
+  /** A new counter whose event ids derive from `salt` (randomized waves, docs/design/rwave.md "Event
     * ids"); counters without event ids ignore it.
     */
   def create(salt: Long): WindowCounter = create()
@@ -51,7 +51,7 @@ trait CellFamily {
   def write(c: WindowCounter, out: ByteWriter, base: Long): Unit
   /** Reads a cell written by [[write]]; null for an empty cell. Validates every field. */
   def read(in: ByteReader, base: Long, lastTs: Long): WindowCounter
-  /** Whether the family has a time-disjoint merge ([[concat]], docs/DESIGN.md "Time-disjoint merges"). */
+  /** Whether the family has a time-disjoint merge ([[concat]], docs/design/merging.md "Time-disjoint merges"). */
   def concatenates: Boolean = false
   /** Lower bound of a non-empty cell's retained timestamps, and the end of its newest bucket (the
     * time-disjoint test); only for a family that [[concatenates]].

@@ -105,14 +105,14 @@ abstract class WindowSketch {
 
   /** Clock and depth of the merge of `inputs`, of which `contributing` hold retained buckets. When a
     * contributing input has cells of another epsilon than this sketch's (a "mixed" merge of a plan's
-    * runs and its fine side runs, docs/DESIGN.md "Rows in any order"), the depth is
+    * runs and its fine side runs, docs/design/rows-in-any-order.md "Rows in any order"), the depth is
     * [[Bounds.mixedMergeDepth]]: the inputs' bounds expressed as a depth at this cell epsilon, plus one.
     */
   protected def mergeStateFrom(inputs: Seq[WindowSketch], contributing: Seq[WindowSketch]): Unit =
     mergeStateFrom(inputs, contributing, Seq(contributing))
 
   /** As above, for a merge that laid time-disjoint `clusters` of the contributing inputs side by side
-    * after merging each cluster (docs/DESIGN.md, "Time-disjoint merges"): the depth is the largest
+    * after merging each cluster (docs/design/merging.md, "Time-disjoint merges"): the depth is the largest
     * cluster's, a cluster of one input keeping that input's depth and a larger one adding a level.
     */
   protected def mergeStateFrom(inputs: Seq[WindowSketch], contributing: Seq[WindowSketch], clusters: Seq[Seq[WindowSketch]]): Unit = {
@@ -215,7 +215,7 @@ object CounterSketch {
 }
 
 object WindowSketch {
-  /** The parameter differences a mixed merge (a plan's runs with its fine side runs, docs/DESIGN.md
+  /** The parameter differences a mixed merge (a plan's runs with its fine side runs, docs/design/rows-in-any-order.md
     * "Rows in any order") allows: cell epsilon and the planned levels recorded with it.
     */
   def mixedDiffs(diffs: Seq[String]): Seq[String] =
@@ -224,7 +224,7 @@ object WindowSketch {
   /** The inputs of a merge whose counter (`counter`) still holds weight at the merged clock, the
     * latest last timestamp among them: an input whose every bucket ends at or before that clock
     * minus the window is out of reach of every query of the merged sketch, so it neither
-    * contributes nor counts in the merge depth (docs/DESIGN.md, "Time-disjoint merges").
+    * contributes nor counts in the merge depth (docs/design/merging.md, "Time-disjoint merges").
     */
   def retaining[S <: WindowSketch](inputs: Seq[S])(counter: S => WindowCounter): Seq[S] = {
     val now = inputs.iterator.filter(!_.isEmpty).map(_.lastTs).foldLeft(Long.MinValue)(math.max)

@@ -2,7 +2,7 @@ package ecmsketch.core
 
 /** Range arithmetic and merge plumbing shared by every cell and sketch kind. */
 object Windows {
-  /** `xs` grouped into clusters of overlapping time spans, in time order (docs/DESIGN.md,
+  /** `xs` grouped into clusters of overlapping time spans, in time order (docs/design/merging.md,
     * "Time-disjoint merges"). Sorted by (lower, upper), an input starts a new cluster when its
     * lower timestamp is at or after the newest `upper` (last bucket end) of every input before it;
     * else it joins the current cluster. So every retained row of a cluster lies at or after every

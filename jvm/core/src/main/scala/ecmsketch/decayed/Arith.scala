@@ -2,7 +2,7 @@ package ecmsketch.decayed
 
 import ecmsketch.hash.Hashing
 
-/** The integer arithmetic of the Cormode-Tirthapura-Xu sketch (spec §7.5-7.8): the Carter-Wegman
+/** The integer arithmetic of the Cormode-Tirthapura-Xu sketch (CTX §3.2-3.3): the Carter-Wegman
   * hash over the prime p = 2^61 - 1, MinHit (Algorithm 5) and RangeSample by the floor-sum formula.
   * Products of two values below 2^62 need 124 bits; [[floorDiv]] divides such a product exactly
   * (a double estimate of the quotient, corrected with the exact 64-bit remainder), as long as the
@@ -109,7 +109,8 @@ object Arith {
   }
 
   /** RangeSample: how many x in [lo, lo + n] are selected at level `level` by h = (a x + b) mod p
-    * (spec §7.8): (n+1) - [FS(n+1, p, a, u + p - 1 - L) - FS(n+1, p, a, u)] with u = h(lo).
+    * (cited in CTX §3.1; closed form derived in docs/design/decayed.md):
+    * (n+1) - [FS(n+1, p, a, u + p - 1 - L) - FS(n+1, p, a, u)] with u = h(lo).
     */
   def rangeSample(a: Long, b: Long, lo: Long, n: Long, level: Int): Long = {
     val L = levelBound(level)

@@ -58,7 +58,7 @@ object Decay {
   }
 }
 
-/** The integral decay a fixed-decay sketch is built for (spec §7.2, Def. 1.2):
+/** The integral decay a fixed-decay sketch is built for (CTX §1.1, Definition 1.2):
   * f(W, x) = floor(W g(x)) for the exponential and polynomial decays (W = weight * resolution), and
   * W for x < window (0 after) for the sliding window. `ticksPerUnit` turns ticks into the decay's units.
   */
@@ -77,7 +77,7 @@ final class IntegralDecay(val decay: Decay, val ticksPerUnit: Long) extends Seri
   }
 
   /** min{x >= 0 : f(W, x) <= delta} for 0 <= delta < W (Lemma 3.5; MaxAge if beyond it). A closed
-    * form guess checked against f, else Algorithm 4's binary search, returning r (spec §7.6).
+    * form guess checked against f, else Algorithm 4's binary search, returning r (CTX §3.3).
     */
   def minAge(w: Long, delta: Long): Long = {
     if (delta >= w) return 0L // see minAgeOf

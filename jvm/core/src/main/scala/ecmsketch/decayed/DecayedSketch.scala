@@ -35,7 +35,7 @@ final case class DecayedParams(decay: Option[Decay], epsilon: Double, delta: Dou
   val copies: Int = copiesFor(delta)
   /** w_max of the ranges: the largest scaled weight. */
   val wMax: Long = maxWeight * resolution
-  /** id_max + 1: the largest id space with 10 Y < p for Y = w_max (id_max + 1) (spec §7.5). */
+  /** id_max + 1: the largest id space with 10 Y < p for Y = w_max (id_max + 1) (CTX §3.2). */
   val idSpace: Long = (Arith.P - 1) / (10L * wMax)
   /** Y = w_max (id_max + 1); 10 Y < p < 20 Y holds. */
   val upsilon: Long = wMax * idSpace
@@ -47,12 +47,12 @@ final case class DecayedParams(decay: Option[Decay], epsilon: Double, delta: Dou
   val coefficients: Array[Long] = Hashing.rowCoefficients(seed ^ CoefficientSalt, copies)
 }
 
-/** The Cormode-Tirthapura-Xu duplicate-insensitive, time-decayed, mergeable sketch (spec §7;
-  * docs/DESIGN.md "Decayed sketch"). `copies` independent copies (hash coefficients from the seed),
+/** The Cormode-Tirthapura-Xu duplicate-insensitive, time-decayed, mergeable sketch (CTX §3-4;
+  * docs/design/decayed.md). `copies` independent copies (hash coefficients from the seed),
   * each levels 0..M of at most tau entries.
-  *  - fixed decay (`decay` set, §7.4-7.10): entry keys are expiry times; queries at time c read the
+  *  - fixed decay (`decay` set, CTX §3): entry keys are expiry times; queries at time c read the
   *    lowest level with t_i <= c and RangeSample the decayed ranges r_e^c;
-  *  - general (`decay` None, §7.11-7.12): undecayed ranges, keys are timestamps (the tau most recent
+  *  - general (`decay` None, CTX §4): undecayed ranges, keys are timestamps (the tau most recent
   *    per level); a window W or any decomposable decay is chosen at query time.
   * Each answer is the median of the copies' (or, for decomposable decays, of every probe's) estimates.
   */
@@ -421,7 +421,7 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
       i += 1
     }
     throw new SketchException("every level of the decayed sketch discarded an element the query needs; " +
-      "the sketch cannot answer it (spec §7.10)")
+      "the sketch cannot answer it (Cormode-Tirthapura-Xu §3.4)")
   }
 
   // ---- general sketch: windows at query time, decomposable decays by the telescoping sum
@@ -463,7 +463,7 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
       var lo = 0; var hi = params.topLevel + 1
       while (lo < hi) { val mid = (lo + hi) >>> 1; if (prefMin(mid) < s || prefMin(mid) == Long.MinValue) hi = mid else lo = mid + 1 }
       if (lo > params.topLevel) throw new SketchException(
-        "every level of the decayed sketch discarded an element of the queried window; the sketch cannot answer it (spec §7.11)")
+        "every level of the decayed sketch discarded an element of the queried window; the sketch cannot answer it (Cormode-Tirthapura-Xu §4.1)")
       build(lo)
       val t = ts(lo)
       // first index with t >= s
@@ -494,7 +494,7 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
 
   /** The general sketch's estimate of sum over distinct elements with ts <= c and p(value) of
     * w g(c - ts): a window W directly (median of the copies' V^(c - W + 1)), any other decay by the
-    * telescoping sum over probe timestamps T_1 < ... < T_K (spec §7.12, with the sign/index
+    * telescoping sum over probe timestamps T_1 < ... < T_K (CTX §4.2, with the sign/index
     * correction): sum_k [G(T_k) - G(T_{k-1})] median_j V^_j(T_k), G(t) = g(c - t), G(T_0) = 0.
     */
   private[decayed] def generalEstimate(d: Decay, c: Long, p: Double => Boolean): Double = {
@@ -591,7 +591,7 @@ object DecayedSketch {
   final val MaxScaledWeight: Long = 1L << 40
   final val DefaultEpsilon = 0.1
   final val DefaultDelta = 0.05
-  /** The constant C of tau = C / epsilon^2 when none is given (docs/DESIGN.md "Decayed sketch": measured). */
+  /** The constant C of tau = C / epsilon^2 when none is given (docs/design/decayed.md, "The constant C": measured). */
   final val DefaultConstant = 4.0
   final val DefaultMaxWeight = 1024L
   /** Fixed-point resolution of the 'exp' and 'poly' decays' integral weights: W = weight * resolution. */

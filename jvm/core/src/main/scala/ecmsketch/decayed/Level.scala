@@ -1,6 +1,6 @@
 package ecmsketch.decayed
 
-/** A level S_i (spec §7.9): at most tau entries, those with the largest keys, and t_i, the largest
+/** A level S_i (CTX §3.2, Algorithms 1-3): at most tau entries, those with the largest keys, and t_i, the largest
   * key discarded (`discarded` false while nothing was).
   *
   * What a level holds is a function of the set of entries offered to it and of the t_i raised on it,
@@ -10,7 +10,7 @@ package ecmsketch.decayed
   * values R,
   *  - t_i = max(R, the (tau + 1)-th largest key of F) (only R while F has at most tau keys),
   *  - the level holds the versions of F whose key is > t_i, and `discarded` is R nonempty or |F| > tau.
-  * This is the overflow rule of §7.9 (an overflow discards every entry with the smallest key, ties
+  * This is the overflow rule of CTX §3.2 (an overflow discards every entry with the smallest key, ties
   * together): the (tau + 1)-th largest key is the smallest key k with at most tau keys above it.
   *
   * Storage is primitive and lazy. An offer whose key is above the current t_i is appended to one flat

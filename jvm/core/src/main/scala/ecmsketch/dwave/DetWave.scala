@@ -2,7 +2,7 @@ package ecmsketch.dwave
 
 import ecmsketch.core.{SketchException, WindowCounter, Windows}
 
-/** Parameters of a deterministic wave (Gibbons & Tirthapura §3; docs/dwave.md).
+/** Parameters of a deterministic wave (Gibbons & Tirthapura §3; docs/design/dwave.md).
   *
   * @param epsilon     relative error of one wave, in [1e-4, 1)
   * @param window      N in ticks (time-based) or arrivals (count-based); Long.MaxValue = unbounded
@@ -72,7 +72,7 @@ object DwConfig {
 
 /** A deterministic wave: a sliding-window counter (or sum of non-negative integer weights) with
   * relative error <= epsilon on every range r <= N, O(1) worst-case time per update, and the
-  * order-preserving merge of ECM §5.1. See the design and implementation notes in docs/dwave.md.
+  * order-preserving merge of ECM §5.1. See the design and implementation notes in docs/design/dwave.md.
   *
   * Items are (pos, zb, z): timestamp, running total before and including the item's weight v = z - zb.
   * The running totals are plain 64-bit longs; they replace the paper's counters modulo N' (we have
@@ -437,7 +437,7 @@ final class DetWave(val config: DwConfig) extends WindowCounter {
     * unknown units u = zb(b) - z(a) > 0 can straddle a legal query start (a start s with
     * pos(a) < s <= pos(b), s > lastTs - N and s > overflowTs), (u + 1) * k <= 2 * (total - zb(b)).
     * It gives |estimate - truth| <= u/2 < eps * truth for the query, and a misplacement of at most
-    * ceil(u/2) <= eps * truth in the merge (see docs/dwave.md).
+    * ceil(u/2) <= eps * truth in the merge (see docs/design/dwave.md).
     */
   private[dwave] def violation(): String = {
     if (!started) return if (count == 0 && !hasRh && _total == 0) null else "not started but holds items"
@@ -592,12 +592,12 @@ object DetWave {
   private val EmptyRings = new Array[Array[Int]](0)
   private final val NoP2 = Long.MinValue
 
-  /** Order-preserving n-way merge (ECM §5.1; docs/dwave.md, merge) into a wave with `config`
+  /** Order-preserving n-way merge (ECM §5.1; docs/design/dwave.md, merge) into a wave with `config`
     * (callers pick its max_arrivals, see [[DwConfig.mergedArrivals]]). Adds the same error as the
     * EH merge: the result answers within (1 + eps_in)(1 + eps_out) - 1 of the union. A single
     * non-empty input with an equal config is copied.
     *
-    * Each input is walked as a chain of pseudo-buckets (see docs/dwave.md): between consecutive
+    * Each input is walked as a chain of pseudo-buckets (see docs/design/dwave.md): between consecutive
     * chain elements a, b the u = zb(b) - z(a) unknown units lie in [pos(a), pos(b)] and b's own
     * v(b) units lie exactly at pos(b); floor(u/2) units go to pos(a), the rest and v(b) to pos(b).
     */

@@ -2,7 +2,7 @@ package ecmsketch.dwave
 
 import ecmsketch.core.{Bounds, ByteReader, ByteWriter, CellFamily, SketchException, WindowCounter}
 
-/** Deterministic-wave cells (cell kind 2). The cell encoding is documented in docs/dwave.md
+/** Deterministic-wave cells (cell kind 2). The cell encoding is documented in docs/design/dwave.md
   * ("Deterministic-wave cell"); max_arrivals is not part of the cell (it is in the header).
   *
   * Encoding of a non-empty cell (after a full expiry; all varints unsigned LEB128):

@@ -33,14 +33,14 @@ object DwSketch {
   private[ecmsketch] def restore(spec: WindowSpec, epsilon: Double, levels: Int, cellEps: Double, w: DetWave): DwSketch =
     new DwSketch(spec, epsilon, levels, cellEps, w)
 
-  /** A fresh fine side run of `main` (cells of Bounds.sideCellEpsilon, the same U), or None (docs/DESIGN.md, "Rows in any order"). */
+  /** A fresh fine side run of `main` (cells of Bounds.sideCellEpsilon, the same U), or None (docs/design/rows-in-any-order.md, "Rows in any order"). */
   private[ecmsketch] def sideOf(main: DwSketch): Option[DwSketch] =
     Bounds.sideCellEpsilon(main.cellEpsilon).map { cf =>
       new DwSketch(main.spec, main.epsilon, Bounds.sideLevels(main.plannedLevels), cf, new DetWave(DwConfig(cf, main.spec.window, main.maxArrivals)))
     }
 
   /** Merge of partial waves of one stream that differ at most in cell epsilon (and planned levels)
-    * into `target`'s cell epsilon; depth Bounds.mixedMergeDepth (docs/DESIGN.md; checked against an
+    * into `target`'s cell epsilon; depth Bounds.mixedMergeDepth (docs/design/rows-in-any-order.md; checked against an
     * oracle in IngestSuite).
     */
   private[ecmsketch] def mergeMixed(target: DwSketch, sketches: Seq[DwSketch]): DwSketch = {
@@ -90,7 +90,7 @@ object DwSketch {
       if (d.nonEmpty) throw new SketchException(s"cannot merge deterministic waves with different parameters: ${d.mkString(", ")}")
     }
     if (sketches.size == 1) return first.copy()
-    // cross-site merges: inputs a whole window behind the merged clock do not count (docs/DESIGN.md)
+    // cross-site merges: inputs a whole window behind the merged clock do not count (docs/design/merging.md)
     val contributing = if (sameStream) sketches.filter(!_.wave.isEmpty) else WindowSketch.retaining(sketches)(_.wave)
     val w =
       if (contributing.size <= 1) {

@@ -33,7 +33,7 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
   private val coeffs = Hashing.rowCoefficients(params.seed, params.depth)
   private[ecmsketch] var _keyType: Int = KeyType.Unset
   /** Salt of the event ids of randomized-wave cells: cell i is created with salt
-    * [[EcmSketch.cellSalt]](eventSalt, i) (docs/rwave.md, "Event ids"). Random for a new sketch
+    * [[EcmSketch.cellSalt]](eventSalt, i) (docs/design/rwave.md, "Event ids"). Random for a new sketch
     * unless set ([[setEventSalt]]; the Spark layer derives it from the partition and the rows);
     * derived from the inputs for merges and from the bytes for decoded sketches.
     */
@@ -527,7 +527,7 @@ object EcmSketch {
     * of depth for all inputs. Parameters and seed must be equal; count-based sketches are refused.
     * With `timeDisjoint` and cells that have a time-disjoint merge (EH), the inputs are merged in
     * clusters of overlapping time spans, and the clusters laid side by side cell by cell: the depth
-    * is the deepest cluster's (docs/DESIGN.md, "Time-disjoint merges"), so a roll-up of consecutive
+    * is the deepest cluster's (docs/design/merging.md, "Time-disjoint merges"), so a roll-up of consecutive
     * periods costs no level.
     */
   def merge(sketches: Seq[EcmSketch], timeDisjoint: Boolean = true): EcmSketch = {
@@ -562,7 +562,7 @@ object EcmSketch {
     val n = first.width * first.depth
     val cells = new Array[WindowCounter](n)
     // indexed below, once per cell: a List here (as Ingest passes) would make the merge quadratic in the inputs
-    // cross-site merges: inputs a whole window behind the merged clock do not count (docs/DESIGN.md)
+    // cross-site merges: inputs a whole window behind the merged clock do not count (docs/design/merging.md)
     val contributing =
       if (sameStream) sketches.filter(_.cells.exists(c => c != null && !c.isEmpty)).toIndexedSeq else retaining(sketches)
     // max_arrivals of wave cells: kept when one sketch contributes, else headroom for the merged
@@ -620,7 +620,7 @@ object EcmSketch {
     out
   }
 
-  /** The sketches with a cell that holds weight at the merged clock (docs/DESIGN.md, "Time-disjoint
+  /** The sketches with a cell that holds weight at the merged clock (docs/design/merging.md, "Time-disjoint
     * merges"): a sketch whose every bucket lies a whole window before the newest input's last
     * timestamp is out of reach of every query of the merge, so it neither contributes nor adds depth.
     */
@@ -668,7 +668,7 @@ object EcmSketch {
 
   /** Merge of partial sketches of one stream whose plans differ at most in cell epsilon (and the
     * planned levels recorded with it), e.g. runs of `target`'s plan and its fine side runs, into
-    * cells of `target`'s plan ("mixed" merge, docs/DESIGN.md "Rows in any order"). The depth is
+    * cells of `target`'s plan ("mixed" merge, docs/design/rows-in-any-order.md "Rows in any order"). The depth is
     * Bounds.mixedMergeDepth: the inputs' bounds expressed as a depth at the output's cell epsilon,
     * plus one. Inputs all of `target`'s plan merge as [[mergeUnchecked]] does.
     */

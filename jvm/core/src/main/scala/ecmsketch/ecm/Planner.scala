@@ -59,7 +59,7 @@ object Planner {
     }
   }
 
-  /** The plan of fine side runs of `plan` (docs/DESIGN.md, "Rows in any order"): the same array,
+  /** The plan of fine side runs of `plan` (docs/design/rows-in-any-order.md, "Rows in any order"): the same array,
     * epsilon and query kind, cells of epsilon [[Bounds.sideCellEpsilon]], so that the one merge of a
     * partition's side runs stays within the main plan's cell epsilon. None for randomized-wave cells
     * (their merges add no error: side runs need no finer cells) and when the finer cells would fall
@@ -121,7 +121,7 @@ object Planner {
 
   /** The largest serialized size an ECM-sketch of `plan` over `spec` can reach, on any stream and
     * after any merges (they keep the plan; a time-disjoint merge lays its inputs side by side only
-    * when the result stays within it, docs/DESIGN.md): its header, exact, plus width x depth cells
+    * when the result stays within it, docs/design/merging.md): its header, exact, plus width x depth cells
     * at [[ecmsketch.core.CellKind.worstCellBytes]]. None when the cell kind has no such bound.
     */
   def worstCaseBytes(spec: WindowSpec, plan: EcmPlan): Option[Long] =

@@ -21,7 +21,7 @@ trait SketchOps[S <: WindowSketch] extends Serializable {
   /** n-way order-preserving merge of partial sketches of one stream (count windows allowed). */
   def merge(xs: Seq[S]): S
   /** A fresh fine side run: finer cells whose one merge stays within the main plan's cell epsilon
-    * (docs/DESIGN.md, "Rows in any order"). None: side runs use the main plan.
+    * (docs/design/rows-in-any-order.md, "Rows in any order"). None: side runs use the main plan.
     */
   def createSide(): Option[S] = None
   /** n-way merge of runs of the main plan and fine side runs into the main plan (default: [[merge]]). */
@@ -30,7 +30,7 @@ trait SketchOps[S <: WindowSketch] extends Serializable {
   def lossless: Boolean = false
   /** Whether runs take an event-id salt ([[setEventSalt]]: sketches with randomized-wave cells). */
   def eventSalted: Boolean = false
-  /** Sets the event-id salt of a new run (docs/rwave.md, "Event ids"). */
+  /** Sets the event-id salt of a new run (docs/design/rwave.md, "Event ids"). */
   def setEventSalt(s: S, salt: Long): Unit = ()
   def encode(s: S): Array[Byte]
   def decode(b: Array[Byte]): S
@@ -63,7 +63,7 @@ object SketchOps {
   final class Distinct(factory: () => DistinctSketch, keyType: Int) extends SketchOps[DistinctSketch] {
     def create(): DistinctSketch = { val s = factory(); s.setKeyType(keyType); s }
     def add(s: DistinctSketch, fp: Long, ts: Long, v: Long): Unit = s.addFingerprint(fp, ts)
-    /** Only the last occurrence of a value in a sorted batch changes the state (docs/rwave.md). */
+    /** Only the last occurrence of a value in a sorted batch changes the state (docs/design/rwave.md). */
     override def addSorted(s: DistinctSketch, fps: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit =
       s.addSortedBatch(fps, ts, from, until)
     def merge(xs: Seq[DistinctSketch]): DistinctSketch = DistinctKind.mergeSameStream(xs)
@@ -91,7 +91,7 @@ object SketchOps {
   def dw(factory: () => DwSketch): Counter[DwSketch] = new Counter(factory, DwKind, DwSketch.sideOf, DwSketch.mergeMixed)
 }
 
-/** Builds a sketch from rows in any order (docs/DESIGN.md, "Rows in any order").
+/** Builds a sketch from rows in any order (docs/design/rows-in-any-order.md, "Rows in any order").
   *
   *  - A reorder buffer (up to [[Ingest.MaxBuffer]] rows) absorbs local disorder: when full it is
   *    sorted by timestamp and its older half goes into the main run, so input whose disorder spans
@@ -111,7 +111,7 @@ object SketchOps {
   *    ones made, so the levels do not add up while those fit a bundle).
   *  - [[serialize]] drops the runs taken over that lie a whole window behind the clock (no query
   *    reaches them), so a Structured Streaming state, which takes over the runs of every
-  *    micro-batch, holds the runs of the last window (docs/DESIGN.md, "Streaming and late rows").
+  *    micro-batch, holds the runs of the last window (docs/design/streaming.md, "Streaming and late rows").
   * Every merge is counted in the sketch's depth, so the reported bound always holds.
   */
 final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt: Long = 0L, prune: Boolean = true) {
@@ -202,7 +202,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
     main
   }
 
-  /** Gives a new run its event-id salt (docs/rwave.md, "Event ids"): a hash of this ingest's salt
+  /** Gives a new run its event-id salt (docs/design/rwave.md, "Event ids"): a hash of this ingest's salt
     * (the Spark partition and buffer), the run's number, the rows of its first batch (as a set: their
     * order does not matter) and the runs taken over from other partial aggregates. The same rows in
     * the same partition give the same salts; runs of one ingest, partitions, and groups whose rows
@@ -307,7 +307,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
   /** Drops the runs taken over from other partial aggregates that lie a whole window behind the
     * clock (the newest row of this ingest or last timestamp of any run): every bucket of such a run
     * ends at or before that clock minus the window, so no query of the result reaches it and the
-    * final merge would leave it out anyway (docs/DESIGN.md, "Time-disjoint merges" and "Streaming
+    * final merge would leave it out anyway (docs/design/merging.md, "Time-disjoint merges" and "Streaming
     * and late rows"). Its weight and first timestamp still count in total_weight and first_ts, like
     * a dropped row's. This keeps a streaming state, which takes over the runs of every micro-batch,
     * to the runs of the last window. Decodes every run taken over (their last timestamps).
@@ -418,7 +418,7 @@ object Ingest {
 
   /** Late rows an ingest that has taken `seen` rows collects before building a side run: a quarter
     * of its rows, at least [[MinLate]], at most [[MaxLate]], so that many small groups (GROUP BY)
-    * hold late buffers in proportion to their rows (docs/DESIGN.md, "Rows in any order").
+    * hold late buffers in proportion to their rows (docs/design/rows-in-any-order.md, "Rows in any order").
     */
   def lateCapacity(seen: Long): Int = math.max(MinLate.toLong, math.min(MaxLate.toLong, seen >>> 2)).toInt
 

@@ -117,7 +117,7 @@ object RwCellKind extends CellKind(CellFamily.RandWaveId, "rwave") {
     */
   private[rwave] def versionFor(cfg: RwConfig): Int = if (cfg.instances == cfg.legacyInstances) Codec.Version else RwVersion
 
-  /** Format version of randomized-wave instances planned by the per-instance bound (docs/rwave.md, "Instances"). */
+  /** Format version of randomized-wave instances planned by the per-instance bound (docs/design/rwave.md, "Instances"). */
   final val RwVersion = 3
 
   /** Bytes of version 1 with version 0.1.0's instance count decode to a sketch of the current plan,

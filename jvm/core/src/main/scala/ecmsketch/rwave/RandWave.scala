@@ -3,7 +3,7 @@ package ecmsketch.rwave
 import ecmsketch.core.{SketchException, WindowCounter}
 import ecmsketch.hash.Hashing
 
-/** Parameters of a randomized wave (Gibbons & Tirthapura §4-5, ECM §5.2; docs/rwave.md).
+/** Parameters of a randomized wave (Gibbons & Tirthapura §4-5, ECM §5.2; docs/design/rwave.md).
   *
   * @param epsilon relative error, in [0.01, 1)
   * @param delta   failure probability of one query, in (0, 1)
@@ -18,7 +18,7 @@ final case class RwConfig(epsilon: Double, delta: Double, window: Long, seed: Lo
   /** Queue capacity per level: ceil(c / epsilon^2), c = 36. */
   val capacity: Int = RwConfig.capacityFor(epsilon)
   /** Upper bound on the probability that one instance's estimate misses by more than epsilon
-    * ([[RwConfig.instanceFailureBound]], docs/rwave.md "Instances"): about 0.09 at epsilon 0.1.
+    * ([[RwConfig.instanceFailureBound]], docs/design/rwave.md "Instances"): about 0.09 at epsilon 0.1.
     */
   def instanceFailure: Double = RwConfig.instanceFailure(epsilon)
   /** Number of independent instances (odd); the estimate is their median. */
@@ -150,7 +150,7 @@ object RwConfig {
     * that one instance's estimate `2^l X_l` misses D by more than `epsilon * D`, where X_l is the
     * number of the items with level >= l and l is the lowest level with X_l < `capacity` (the
     * covering level). It uses only that the level hash is pairwise independent (or negatively
-    * correlated), so that Var X_l <= E X_l; docs/rwave.md "Instances" gives the derivation:
+    * correlated), so that Var X_l <= E X_l; docs/design/rwave.md "Instances" gives the derivation:
     *
     *  - P[level >= l] = 2^-l (1 + eta) for l >= 1 (eta = 1/(2^61 - 1) here); level 0 holds every
     *    item, so X_0 = D and an answer from level 0 is exact.
@@ -337,10 +337,10 @@ private[rwave] final class Scratch {
   * instances of 2^l * |{items of level l with ts >= lo}| at the lowest level l that covers lo.
   *
   * As an ECM cell, [[add]] assigns every arrival a fresh event id (`mix64(salt + counter)`, the salt
-  * given by the creator or derived deterministically, docs/rwave.md "Event ids"), so arrivals
+  * given by the creator or derived deterministically, docs/design/rwave.md "Event ids"), so arrivals
   * sharing a timestamp stay distinct.
   *
-  * Implementation (docs/rwave.md):
+  * Implementation (docs/design/rwave.md):
   *  - Level hash: t = (a_i x + b_i) mod (2^61 - 1), x = id mod (2^61 - 1), h_i = min(60, nlz(t) - 3),
   *    so P[h_i >= l] = 2^-l. Every wave has all 61 levels, so merges never need ECM's
   *    "extra levels"/rehash step (ECM §5.2).
@@ -349,7 +349,7 @@ private[rwave] final class Scratch {
   *    with h >= l (each at its latest ts), minus the expired ones (ts <= lastTs - N). This state is
   *    independent of arrival order and of where the stream was split, so a merge equals one wave
   *    built over the union.
-  *  - Coverage without overflow markers (docs/rwave.md, coverage): level l covers a
+  *  - Coverage without overflow markers (docs/design/rwave.md, coverage): level l covers a
   *    query start s iff it holds fewer than `capacity` items or its oldest ts is < s. A covering
   *    level then holds exactly the ids with h >= l whose latest ts is >= s.
   *  - Level 0 receives every item in every instance, so its contents are identical across
@@ -371,7 +371,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
   private[rwave] var level0: Level = new Level(4)
   /** levels(i)(l) for instance i and level l >= 1; null arrays and null levels are empty. */
   private[rwave] var levels: Array[Array[Level]] = null
-  /** The compact ("frozen") form of levels 1..60 (docs/rwave.md, "Storage and cost"): when not
+  /** The compact ("frozen") form of levels 1..60 (docs/design/rwave.md, "Storage and cost"): when not
     * null, `levels` is null and instance i's level l is the `capacity` largest (ts, id) with
     * h_i >= l among level 0 and the items frozenTs(i)/frozenIds(i) (null: none), which are sorted
     * by (ts, id), older than level 0's first item and each in some level, as the encoding stores
@@ -388,7 +388,7 @@ final class RandWave(val config: RwConfig) extends WindowCounter {
     * is compacted. Event ids of [[add]] are fresh, so cells skip the duplicate search.
     */
   private[rwave] var mayRepeat: Boolean = false
-  /** Event ids of [[add]] are `mix64(salt + counter)` (docs/rwave.md, "Event ids"). A new wave draws
+  /** Event ids of [[add]] are `mix64(salt + counter)` (docs/design/rwave.md, "Event ids"). A new wave draws
     * a random salt unless its creator gives one ([[RandWave.salted]]); copies, merge results and
     * decoded waves derive theirs from their inputs, so that the same operations on the same inputs
     * give the same ids.

@@ -4,7 +4,7 @@ import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, SketchException, Wind
 
 /** Randomized-wave cells (cell kind 3). Merges are lossless, so the bound does not grow with depth.
   *
-  * Encoding of one cell (docs/rwave.md, "Randomized-wave cell"); an item is (varint ts delta,
+  * Encoding of one cell (docs/design/rwave.md, "Randomized-wave cell"); an item is (varint ts delta,
   * 8-byte little-endian id), the first delta of a list from `base`, the others from the previous item:
   * {{{
   * varint n0              items of the shared level 0 (0 = empty cell, nothing follows), <= capacity

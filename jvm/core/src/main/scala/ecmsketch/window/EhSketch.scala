@@ -29,14 +29,14 @@ object EhSketch {
   private[ecmsketch] def restore(spec: WindowSpec, epsilon: Double, levels: Int, cellEps: Double, h: ExpHistogram): EhSketch =
     new EhSketch(spec, epsilon, levels, cellEps, h)
 
-  /** A fresh fine side run of `main` (cells of Bounds.sideCellEpsilon), or None (docs/DESIGN.md, "Rows in any order"). */
+  /** A fresh fine side run of `main` (cells of Bounds.sideCellEpsilon), or None (docs/design/rows-in-any-order.md, "Rows in any order"). */
   private[ecmsketch] def sideOf(main: EhSketch): Option[EhSketch] =
     Bounds.sideCellEpsilon(main.cellEpsilon).map { cf =>
       new EhSketch(main.spec, main.epsilon, Bounds.sideLevels(main.plannedLevels), cf, new ExpHistogram(EhConfig(cf, main.spec.window)))
     }
 
   /** Merge of partial histograms of one stream that differ at most in cell epsilon (and planned
-    * levels) into `target`'s cell epsilon; depth Bounds.mixedMergeDepth (docs/DESIGN.md).
+    * levels) into `target`'s cell epsilon; depth Bounds.mixedMergeDepth (docs/design/rows-in-any-order.md).
     */
   private[ecmsketch] def mergeMixed(target: EhSketch, sketches: Seq[EhSketch]): EhSketch = {
     SketchException.require(sketches.nonEmpty, "merge needs at least one sketch")
@@ -63,7 +63,7 @@ object EhSketch {
     */
   private[ecmsketch] def mergeUnchecked(sketches: Seq[EhSketch]): EhSketch = mergeImpl(sketches, dropBehind = false)
 
-  /** `dropBehind` (cross-site merges, docs/DESIGN.md "Time-disjoint merges"): inputs a whole window
+  /** `dropBehind` (cross-site merges, docs/design/merging.md "Time-disjoint merges"): inputs a whole window
     * behind the merged clock do not count in the depth, and the contributing inputs are merged in
     * time-disjoint clusters laid side by side ([[ExpHistogram.concat]]), so the depth is the deepest
     * cluster's. Else every non-empty input counts, in one order-preserving merge.

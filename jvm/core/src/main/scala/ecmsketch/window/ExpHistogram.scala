@@ -4,7 +4,7 @@ import ecmsketch.core.{SketchException, WindowCounter, Windows}
 
 /** Parameters of an exponential histogram.
   *
-  * Bucket rule (see docs/DESIGN.md, "Exponential histogram"): level i holds buckets of size 2^i.
+  * Bucket rule (see docs/design/exponential-histogram.md, "Exponential histogram"): level i holds buckets of size 2^i.
   * Level 0 keeps k0 = max(1, ceil(1/eps) - 1) or k0 + 1 buckets, every higher level k = ceil(1/(2 eps))
   * or k + 1 (the oldest level may hold fewer). With these caps every bucket j of size >= 2 satisfies
   * ECM's invariant 1, C_j <= 2 eps (1 + sum of the newer buckets), which gives (a) relative error
@@ -54,7 +54,7 @@ object EhConfig {
   * A bucket's elements have timestamps in [end of the next older bucket, its own end]; the oldest
   * bucket's elements lie in [lowerTs, end]. Its last element is exactly at its end.
   *
-  * Segment (tail): a histogram made by a time-disjoint merge ([[ExpHistogram.concat]], docs/DESIGN.md
+  * Segment (tail): a histogram made by a time-disjoint merge ([[ExpHistogram.concat]], docs/design/merging.md
   * "Time-disjoint merges") also holds, older than every level bucket, a run of buckets of any
   * size (oldest first, with their sizes), each satisfying invariant 1 against all the weight newer
   * than it. The estimator reads them as one more stretch of the bucket list; inserts never touch
@@ -793,7 +793,7 @@ object ExpHistogram {
 
   /** Whether `parts` (oldest first) are time-disjoint: every part's lower timestamp is at or after
     * the newest bucket end of every older part, so that no retained row of a newer part lies before a
-    * bucket end of an older one (docs/DESIGN.md, "Time-disjoint merges"). Empty parts are ignored.
+    * bucket end of an older one (docs/design/merging.md, "Time-disjoint merges"). Empty parts are ignored.
     */
   def timeDisjoint(parts: Seq[ExpHistogram]): Boolean = {
     var end = Long.MinValue
@@ -804,7 +804,7 @@ object ExpHistogram {
 
   /** Time-disjoint merge: the histograms `parts` (oldest first, [[timeDisjoint]], all of `config`)
     * laid side by side, without re-inserting anything, so that the result answers within the bound
-    * of its inputs (no merge level; the lemma and proof are in docs/DESIGN.md, "Time-disjoint
+    * of its inputs (no merge level; the lemma and proof are in docs/design/merging.md, "Time-disjoint
     * merges"). The newest part keeps its levels (later inserts cascade there as before); every
     * bucket of the older parts goes, oldest first, into the segment, which is then compacted: from
     * the newest segment bucket to the oldest, consecutive buckets are joined while the joined bucket
@@ -874,7 +874,7 @@ object ExpHistogram {
     * in range; the result therefore answers within (1 + eps_in)(1 + eps_out) - 1 of the union.
     * Inputs that hold nothing after the merged clock's expiry (every bucket ends at or before
     * lastTs - N, out of reach of every query of the result) do not take part: a single input left
-    * is copied (no error is added; docs/DESIGN.md, "Time-disjoint merges").
+    * is copied (no error is added; docs/design/merging.md, "Time-disjoint merges").
     */
   def merge(inputs: Seq[ExpHistogram], config: EhConfig): ExpHistogram = {
     var lastTs = Long.MinValue

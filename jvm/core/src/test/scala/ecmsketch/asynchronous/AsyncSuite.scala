@@ -8,7 +8,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import ecmsketch.core.{Codec, SketchDescription, SketchException, Windows}
 
-/** The XTB async sketches (spec §6) against a brute-force oracle over the distinct elements. */
+/** The XTB async sketches (XTB §2-4) against a brute-force oracle over the distinct elements. */
 class AsyncSuite extends AnyFunSuite {
   import AsyncSuite._
 

@@ -4,7 +4,7 @@ import java.nio.file.{Files, Path, Paths}
 
 import org.scalatest.funsuite.AnyFunSuite
 
-/** The package rules of docs/DESIGN.md ("Layout"), read from the sources of the core project
+/** The package rules of docs/design/README.md ("Layout"), read from the sources of the core project
   * (jvm/core/src/main/scala): the `import` lines and fully-qualified `ecmsketch.x` references of each
   * file (outside comments and string literals) give the packages it depends on. Core imports no
   * family, a family imports no other family, and no two packages import each other.

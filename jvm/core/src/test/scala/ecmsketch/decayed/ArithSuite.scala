@@ -4,7 +4,7 @@ import scala.util.Random
 
 import org.scalatest.funsuite.AnyFunSuite
 
-/** MinHit, the floor sum, RangeSample and the expiry search against brute force (spec §7.6-7.8, §9). */
+/** MinHit, the floor sum, RangeSample and the expiry search against brute force (CTX §3.3, Algorithms 4-5; docs/design/decayed.md). */
 class ArithSuite extends AnyFunSuite {
   /** A random hash (a in [1, p), b in [0, p)) and a range start with 5,000 integers after it below p. */
   private def hashAndStart(rnd: Random): (Long, Long, Long) =

@@ -41,7 +41,7 @@ object DecayedKit {
   def exact(es: Seq[Elem], d: Decay, c: Long, unit: Long = 1L, p: Double => Boolean = _ => true): Double =
     es.iterator.filter(e => e.t <= c && p(e.v)).map(e => e.w * d.g(c - e.t, unit)).sum
 
-  /** Exact integral decayed sum (the fixed sketch's target V, spec §7.3) in weight units. */
+  /** Exact integral decayed sum (the fixed sketch's target V, CTX §1.2) in weight units. */
   def exactIntegral(es: Seq[Elem], f: IntegralDecay, res: Long, c: Long, p: Double => Boolean = _ => true): Double =
     es.iterator.filter(e => e.t <= c && p(e.v)).map(e => f.f(e.w * res, c - e.t).toDouble / res).sum
 }

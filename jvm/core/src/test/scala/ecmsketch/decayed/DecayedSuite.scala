@@ -131,7 +131,7 @@ class DecayedSuite extends AnyFunSuite {
   /** Every level of every copy of `s` (built from `rs`) against the set rule over the distinct
     * elements computed from scratch, an oracle independent of the insert loop (its upper bounds,
     * thresholds, reused offsets and pending rows): per copy and level, each id's winning version among
-    * the rows selected there (MinHit per row), then the overflow rule of §7.9.
+    * the rows selected there (MinHit per row), then the overflow rule of CTX §3.2.
     */
   def assertSetRule(s: DecayedSketch, rs: Seq[Elem], what: String): Unit = {
     s.storedEntries
@@ -215,7 +215,7 @@ class DecayedSuite extends AnyFunSuite {
     }
   }
 
-  test("Level (lazy compaction) equals the set rule of §7.9 computed from scratch, under random offers, repeats and raises") {
+  test("Level (lazy compaction) equals the set rule of CTX §3.2 computed from scratch, under random offers, repeats and raises") {
     val rnd = new Random(42)
     (0 until 300).foreach { round =>
       val tau = 1 + rnd.nextInt(40)

@@ -5,7 +5,7 @@ import DwKit._
 
 import scala.util.Random
 
-/** Order-preserving merge of waves (ECM §5.1; docs/dwave.md, merge): within (1+eps)^(h+1) - 1 after h levels. */
+/** Order-preserving merge of waves (ECM §5.1; docs/design/dwave.md, merge): within (1+eps)^(h+1) - 1 after h levels. */
 class DwMergeSuite extends AnyFunSuite {
 
   /** Checks the merged wave at its clock and at later clocks (most data expired). */

@@ -10,7 +10,7 @@ import ecmsketch.ingest.{Ingest, SketchOps}
 
 import scala.util.Random
 
-/** max_arrivals (U) of ECM-sketches with deterministic-wave cells (docs/dwave.md): a query whose
+/** max_arrivals (U) of ECM-sketches with deterministic-wave cells (docs/design/dwave.md): a query whose
   * range reaches a stretch where a cell held more than its wave can (more than U within one window)
   * throws a SketchException naming max_arrivals, never a silent under-estimate; later ranges keep
   * their bound; rows of one stream merged in any order keep U (the maximum over the partials) and
@@ -174,7 +174,7 @@ class MaxArrivalsSuite extends AnyFunSuite {
       val w = d.maxWindowWeight(n)
       assert(w > 20000)
       // the tightest valid U; and U = w / 1.7, which the stream exceeds but the level of headroom
-      // absorbs (docs/dwave.md: the top level spans at least 2U, so merges keep U)
+      // absorbs (docs/design/dwave.md: the top level spans at least 2U, so merges keep U)
       for ((what, u) <- Seq(("U just above every window", w + 1), ("windows of 1.7U", (w / 1.7).toLong))) {
         for ((mode, s, late) <- viaIngest(d, spec, u, seed.toLong, rnd)) {
           assert(s.maxArrivals == u, s"$what, $mode: partials of one stream keep U = $u, got ${s.maxArrivals}")

@@ -255,7 +255,7 @@ class GoldenSuite extends AnyFunSuite {
     val old = load("legacy/distinct-full-v0.1.0")
     val cfg = SketchCodec.decode(old).asInstanceOf[DistinctSketch].config
     val coeffs = ecmsketch.hash.Hashing.rowCoefficients(cfg.seed ^ RwConfig.LevelSeedSalt, 3)
-    def level2(id: Long): Int = { // docs/rwave.md "Level hash": min(60, nlz((a x + b) mod p) - 3)
+    def level2(id: Long): Int = { // docs/design/rwave.md "Level hash": min(60, nlz((a x + b) mod p) - 3)
       val t = (BigInt(coeffs(4)) * BigInt(Hashing.modP(id)) + BigInt(coeffs(5))).mod(BigInt(Hashing.MersenneP)).toLong
       math.min(60, java.lang.Long.numberOfLeadingZeros(t) - 3)
     }
@@ -402,7 +402,7 @@ class GoldenSuite extends AnyFunSuite {
 
   // ------------------------------------------------------------------ level hash
 
-  /** Reference implementation of docs/rwave.md "Level hash", in BigInt arithmetic. */
+  /** Reference implementation of docs/design/rwave.md "Level hash", in BigInt arithmetic. */
   private object LevelOracle {
     val p = (BigInt(1) << 61) - 1
     private val two64 = BigInt(1) << 64

@@ -9,8 +9,8 @@ import ecmsketch.core.{ByteWriter, SketchException, WindowSketch}
 import ecmsketch.format.SketchCodec
 
 /** Targeted tampering: one field of a valid sketch changed on purpose must be refused with a
-  * SketchException whose message names the problem (docs/FORMAT.md "Validation", docs/dwave.md,
-  * docs/rwave.md). Each tampered input differs from an accepted control in exactly one field: a
+  * SketchException whose message names the problem (docs/FORMAT.md "Validation", docs/design/dwave.md,
+  * docs/design/rwave.md). Each tampered input differs from an accepted control in exactly one field: a
   * header field written at its documented offset, or one varint of a cell body encoded by hand.
   */
 class TamperSuite extends AnyFunSuite {

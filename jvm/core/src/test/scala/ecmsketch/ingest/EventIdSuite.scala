@@ -10,7 +10,7 @@ import ecmsketch.rwave.{RandWave, RwConfig}
 
 import scala.util.Random
 
-/** Event ids of randomized-wave cells (docs/rwave.md, "Event ids"): the same rows with the same salt
+/** Event ids of randomized-wave cells (docs/design/rwave.md, "Event ids"): the same rows with the same salt
   * give identical bytes, and the events of different partitions, groups, runs, merge results and
   * copies never share ids, even when their rows are identical. The checks are exact: every cell
   * holds fewer live events than its wave capacity, so its shared level 0 holds them all and a point

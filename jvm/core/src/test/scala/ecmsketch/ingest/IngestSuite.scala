@@ -54,7 +54,7 @@ class IngestSuite extends AnyFunSuite {
   }
 
   // ------------------------------------------------------------------ merge depth under disorder
-  // The schedule as documented (docs/DESIGN.md, "Rows in any order"; the Ingest scaladoc). The
+  // The schedule as documented (docs/design/rows-in-any-order.md, "Rows in any order"; the Ingest scaladoc). The
   // numbers are stated here, not read from Ingest, so that a change of schedule fails these tests.
 
   /** Late rows are radix-sorted and built into fine side runs; all side runs of an ingest merge once

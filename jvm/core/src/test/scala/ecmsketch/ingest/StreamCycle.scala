@@ -5,7 +5,7 @@ import scala.util.Random
 import ecmsketch.core.WindowSketch
 
 /** The state-store cycle of a Structured Streaming aggregation over one group, without Spark
-  * (docs/DESIGN.md, "Streaming and late rows"). Spark plans a streaming aggregate as
+  * (docs/design/streaming.md, "Streaming and late rows"). Spark plans a streaming aggregate as
   * Partial -> shuffle -> PartialMerge -> StateStoreRestore -> PartialMerge -> StateStoreSave -> Final,
   * and every step hands the aggregation buffer on as bytes through TypedImperativeAggregate's
   * serialize / deserialize / merge. Per micro-batch this replays exactly those calls:

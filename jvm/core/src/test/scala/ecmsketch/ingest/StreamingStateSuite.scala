@@ -8,7 +8,7 @@ import ecmsketch.ecm.{EcmSketch, QueryKind}
 import ecmsketch.hash.Hashing
 import ecmsketch.window.EhSketch
 
-/** A streaming aggregation's state over many micro-batches with late rows (docs/DESIGN.md,
+/** A streaming aggregation's state over many micro-batches with late rows (docs/design/streaming.md,
   * "Streaming and late rows"), through the state-store cycle of [[StreamCycle]]: the state's size,
   * its runs and the merge depth stay bounded, the certified bound stays the planned one, and every
   * answer is within it of the brute-force oracle.

@@ -5,7 +5,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import scala.util.Random
 
 /** The per-instance failure bound that plans the number of instances
-  * ([[RwConfig.instanceFailureBound]], docs/rwave.md "Instances"), checked against exact failure
+  * ([[RwConfig.instanceFailureBound]], docs/design/rwave.md "Instances"), checked against exact failure
   * probabilities of the same estimator and hash family, t = (a x + b) mod p with a in [1, p) and
   * b in [0, p), over small Mersenne fields p = 2^k - 1 (level = min(k - 1, k - bitLength(t)), so
   * P[level >= l] = 2^-l (1 + 1/p) as for p = 2^61 - 1). The bound uses only pairwise independence,

@@ -67,7 +67,7 @@ class ExpHistogramSuite extends AnyFunSuite {
 
   test("adversarial: ECM invariant-1 counterexample shape (size-2 oldest bucket, ceil(1/2eps) ones in front)") {
     // The printed rule (ceil(1/(2 eps)) buckets per size) with the halving estimator reaches 1.67 eps
-    // on these streams (docs/DESIGN.md, "Exponential histogram"; a brute-force run of the printed rule gives 1.43 eps at
+    // on these streams (docs/design/exponential-histogram.md, "Exponential histogram"; a brute-force run of the printed rule gives 1.43 eps at
     // eps = 0.1 and 1.67 eps at eps = 0.05 for both feeds). Feed the shape: pairs of arrivals (two
     // unit adds at one timestamp) at distinct timestamps, and as a second feed single arrivals at
     // distinct timestamps; probe every boundary against the oracle, at every step while the first

@@ -9,7 +9,7 @@ import ecmsketch.core.{SketchException, WindowSpec}
 import ecmsketch.dwave.DwSketch
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 
-/** Merges of sketches whose time spans do not overlap (docs/DESIGN.md, "Time-disjoint merges"):
+/** Merges of sketches whose time spans do not overlap (docs/design/merging.md, "Time-disjoint merges"):
   *  - the concatenation of time-disjoint histograms answers within each piece's own epsilon (the
   *    lemma), with seams at equal timestamps;
   *  - no histogram of the bucket rule holds that concatenation without error (brute force over every

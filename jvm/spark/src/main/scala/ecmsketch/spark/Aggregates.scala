@@ -107,7 +107,7 @@ object IngestAgg {
   /** (task attempt id, buffers created by it so far) of the task running on this thread. */
   private val created = ThreadLocal.withInitial[Array[Long]](() => Array(Long.MinValue, 0L))
 
-  /** Event-id salt of a new buffer (randomized-wave cells, docs/rwave.md "Event ids"): the task's
+  /** Event-id salt of a new buffer (randomized-wave cells, docs/design/rwave.md "Event ids"): the task's
     * partition id and the buffer's number among those the task created (one per group and
     * aggregate, in the order the rows reach them). A retry or a speculative copy of the task sees
     * the same rows and gives the same salts; two partitions, or two groups of one task, differ.

@@ -11,7 +11,7 @@ import org.apache.spark.sql.types._
 import ecmsketch.asynchronous.{AsyncKind, AsyncSketch}
 import ecmsketch.core.{Codec, SketchException, SketchKind}
 
-/** The async sketches in SQL (docs/DESIGN.md, "Asynchronous streams"): the aggregation buffer is the
+/** The async sketches in SQL (docs/design/async.md, "Asynchronous streams"): the aggregation buffer is the
   * sketch itself, since it takes rows in any timestamp order (no reorder buffer), and Spark's merge of
   * partial buffers is the lossless union.
   */

@@ -12,7 +12,7 @@ import org.apache.spark.unsafe.types.UTF8String
 import ecmsketch.core.{Codec, SketchException, SketchKind}
 import ecmsketch.decayed.{Decay, DecayedKind, DecayedSketch}
 
-/** The decayed sketch in SQL (docs/DESIGN.md, "Decayed sketch"): `decayed_agg`, `decayed_merge` and
+/** The decayed sketch in SQL (docs/design/decayed.md, "Decayed sketch"): `decayed_agg`, `decayed_merge` and
   * its queries. The sketch is order- and duplicate-insensitive, so rows go straight into it (no
   * reordering): the aggregation buffer is the sketch, partial sketches merge losslessly.
   */

@@ -16,7 +16,7 @@ import ecmsketch.ecm.dyadic.{DyadicKind, DyadicSketch, Estimate, KeyEstimate, Ke
 import ecmsketch.hash.Hashing
 import ecmsketch.ingest.{Ingest, SketchOps}
 
-/** The dyadic ECM-sketch in SQL (docs/DESIGN.md, "Dyadic ECM-sketch"): `dyadic_agg`, `dyadic_merge`
+/** The dyadic ECM-sketch in SQL (docs/design/dyadic.md, "Dyadic ECM-sketch"): `dyadic_agg`, `dyadic_merge`
   * and its queries. Rows reach [[Ingest]] keyed by their universe index (the `fp` of [[SketchOps]]).
   */
 final class DyadicOps(factory: () => DyadicSketch, domain: Int) extends SketchOps[DyadicSketch] {
@@ -85,7 +85,7 @@ case class DyadicAgg(key: Expression, ts: Expression, window: Expression, epsilo
     b.toInt
   }
   private lazy val eps = Args.constDouble(epsilon, fn, "epsilon", 0.05)
-  // phi_min folds into the delta the sketch is built with (DESIGN.md, "Heavy-hitter precision")
+  // phi_min folds into the delta the sketch is built with (docs/design/dyadic.md, "Heavy-hitter precision")
   private lazy val dlt = DyadicSketch.deltaFor(Args.constDouble(delta, fn, "delta", 0.01), Args.constDouble(phiMin, fn, "phi_min", 1.0))
   private lazy val cellKind = Planner.cellKind(Args.constString(cell, fn, "cell", "eh"))
   private lazy val hashSeed = Args.constLong(seed, fn, "seed", EcmSketch.DefaultSeed)

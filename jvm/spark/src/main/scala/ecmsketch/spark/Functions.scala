@@ -122,7 +122,7 @@ object Functions {
       "_FUNC_(sketch, q [, range [, now]]) - The q-quantile (DOUBLE) of the keys of a dyadic sketch over the range; with an " +
         "ARRAY of q, an ARRAY<DOUBLE>. NULL for an empty range.",
       "misc_funcs", classOf[EcmQuantile].getName),
-    // async sketches (XTB, spec §6): rows in any timestamp order, lossless union
+    // async sketches (Xu-Tirthapura-Busch): rows in any timestamp order, lossless union
     Fn("async_sum_agg",
       Seq(req("value"), req("ts"), opt("window"), opt("epsilon"), opt("delta"), opt("id"), opt("seed"), opt("window_type"),
         opt("tradeoff")),
@@ -162,7 +162,7 @@ object Functions {
     Fn("sketch_info", Seq(req("sketch")), a => SketchInfo(a),
       "_FUNC_(sketch) - STRUCT describing a sketch: kind, parameters, merge depth, certified error bound, timestamps, size.",
       "misc_funcs", classOf[SketchInfo].getName),
-    // ---- decayed sketches (docs/DESIGN.md "Decayed sketch")
+    // ---- decayed sketches (docs/design/decayed.md "Decayed sketch")
     Fn("decayed_agg",
       Seq(req("weight"), req("ts"), opt("epsilon"), opt("delta"), opt("value"), opt("id"), opt("seed"), opt("decay"),
         opt("decay_param"), opt("constant"), opt("max_weight"), opt("resolution")),

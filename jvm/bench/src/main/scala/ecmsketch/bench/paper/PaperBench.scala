@@ -8,7 +8,7 @@ import ecmsketch.core.{CellFamily, WindowSpec}
 import ecmsketch.ecm.{EcmPlan, EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 
-/** The ECM-sketch paper's experiments ([ECM] §7; spec §5.12) on synthetic streams of the published
+/** The ECM-sketch paper's experiments ([ECM] §7) on synthetic streams of the published
   * shape ([[Streams]]), scaled down to fit a 2-core machine. Writes JSON under bench/results/paper/
   * for bench/paper/exp_*.py to plot. Run by `make paper` through bench/paper/run_all.py, or
   * `sbt "bench/runMain ecmsketch.bench.paper.PaperBench [--scale X] [table3] [accuracy] [distributed] [network]"`

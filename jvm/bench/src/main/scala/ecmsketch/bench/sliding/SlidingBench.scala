@@ -260,7 +260,7 @@ object SlidingBench {
     s"""{"avg": ${e.avg}, "max": ${e.max}, "are": ${e.are}, "beyond_bound": ${e.beyond}, "queries": ${e.queries}}"""
 
   def main(args: Array[String]): Unit = {
-    val n = if (args.length > 0) args(0).toInt else 600000 // the size behind docs/EXPERIMENTS.md and bench/results/sliding.md
+    val n = if (args.length > 0) args(0).toInt else 600000 // the size behind docs/design/EXPERIMENTS.md and bench/results/sliding.md
     val reps = if (args.length > 1) args(1).toInt else 3
     val window = math.max(1000L, n / 10L)
     val rows = ArrayBuffer[Row]()

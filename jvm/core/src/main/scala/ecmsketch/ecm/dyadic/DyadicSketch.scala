@@ -7,7 +7,7 @@ import ecmsketch.ecm.{EcmPlan, EcmSketch, Planner, QueryKind}
 import ecmsketch.hash.Hashing
 
 /** An answer with the interval its certified bound allows: lower <= true value <= upper (with the
-  * probability stated in docs/DESIGN.md, "Dyadic ECM-sketch").
+  * probability stated in docs/design/dyadic.md, "Dyadic ECM-sketch").
   */
 final case class Estimate(estimate: Double, lower: Double, upper: Double)
 
@@ -18,7 +18,7 @@ final case class Estimate(estimate: Double, lower: Double, upper: Double)
 final case class KeyEstimate(key: Long, doubleKey: Double, estimate: Double, lower: Double, upper: Double,
                              bytes: Array[Byte] = null)
 
-/** Dyadic ECM-sketch (ECM-sketch §6.1, Theorem 5; spec §5.8-5.10): universe_bits + 1 ECM-sketches
+/** Dyadic ECM-sketch (ECM-sketch §6.1, Theorem 5; docs/design/dyadic.md): universe_bits + 1 ECM-sketches
   * over dyadic ranges of an integer universe [0, 2^bits). Level i (0 <= i <= bits) counts
   * floor(u / 2^i) of the universe index u of every row; level `bits` holds the single range of the
   * whole universe, so it counts the total with no hash collision. Keys map to u order-preservingly:
@@ -69,7 +69,7 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
   def epochLength: Long = if (spec.unbounded) 0L else spec.window
   def level(i: Int): EcmSketch = levels(i)
 
-  /** The cell error at the current merge depth (e in docs/DESIGN.md). */
+  /** The cell error at the current merge depth (e in docs/docs/design/dyadic.md). */
   override def cellBound: Double = base.cellBound
 
   // ------------------------------------------------------------------ keys
@@ -224,7 +224,7 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
   /** Relative bound of [[total]]: the top level holds one key, so only the cell error remains (deterministic). */
   def totalErrorBound: Double = cellBound
 
-  /** Bound on |est - F| / ||a_r||_1 of a range count read from `pieces` dyadic pieces (DESIGN.md):
+  /** Bound on |est - F| / ||a_r||_1 of a range count read from `pieces` dyadic pieces (docs/design/dyadic.md):
     * under-count <= e F (deterministic), over-count <= e F + pieces (1 + e) eps_cm A.
     */
   def rangeErrorBound(pieces: Int): Double = { val e = cellBound; e + pieces * (1 + e) * cmEpsilon }
@@ -232,7 +232,7 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
   /** The worst range bound: 2 * bits pieces. */
   def rangeCountErrorBound: Double = rangeErrorBound(2 * universeBits)
 
-  /** Bound on the rank error of [[quantile]] as a fraction of ||a_r||_1 (DESIGN.md). */
+  /** Bound on the rank error of [[quantile]] as a fraction of ||a_r||_1 (docs/design/dyadic.md). */
   def quantileRankErrorBound: Double = {
     val e = cellBound
     math.max(2 * e / (1 - e), 2 * e / (1 + e) + (universeBits + 1) * cmEpsilon)
@@ -317,7 +317,7 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
     pieceInterval(s, k, total(range, now) / (1 - cellBound))
   }
 
-  /** Range count over double keys lo..hi: the buckets of lo through hi (whole buckets, DESIGN.md). */
+  /** Range count over double keys lo..hi: the buckets of lo through hi (whole buckets, docs/design/dyadic.md). */
   def rangeCount(lo: Double, hi: Double, range: java.lang.Long, now: java.lang.Long): Estimate = {
     requireOrdered("range count")
     requireUsable()
@@ -337,7 +337,7 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
   def rank(x: Double, range: java.lang.Long, now: java.lang.Long): Estimate =
     rangeCount(Double.NegativeInfinity, x, range, now)
 
-  /** Universe index of the q-quantile: the top-down walk of DESIGN.md (left-sibling sums against q T^). */
+  /** Universe index of the q-quantile: the top-down walk of docs/design/dyadic.md (left-sibling sums against q T^). */
   def quantileIndex(q: Double, range: java.lang.Long, now: java.lang.Long): Option[Long] = {
     requireOrdered("quantile")
     requireUsable()
@@ -377,7 +377,7 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
   }
 
   /** The reporting (and pruning) threshold of a heavy-hitter query: (1+e)(phi + eps_cm) A_up for a
-    * ratio phi in (0, 1), (1+e)(phi + eps_cm A_up) for an absolute count phi >= 1 (DESIGN.md).
+    * ratio phi in (0, 1), (1+e)(phi + eps_cm A_up) for an absolute count phi >= 1 (docs/design/dyadic.md).
     */
   def heavyHitterThreshold(phi: Double, range: java.lang.Long, now: java.lang.Long): Double = {
     requireUsable()
@@ -416,7 +416,7 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
     }
     if (!bytesKeys) frontier.indices.map(j => keyEstimate(frontier(j), ests(j), aUp)).sortBy(k => (-k.estimate, k.key))
     else {
-      // fingerprint buckets back to keys: the candidate of each reported bucket (DESIGN.md)
+      // fingerprint buckets back to keys: the candidate of each reported bucket (docs/design/dyadic.md)
       val byBucket = candidatesByBucket
       frontier.indices.flatMap(j => byBucket.get(frontier(j)).map(b => keyEstimate(frontier(j), ests(j), aUp, b)))
         .sortBy(k => (-k.estimate, k.key))
@@ -443,7 +443,7 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
     val aUp = total(range, now) / (1 - cellBound)
     if (aUp <= 0.0) return Nil
     if (bytesKeys) {
-      // the candidates, each by its bucket's level-0 estimate (DESIGN.md, "String and binary keys")
+      // the candidates, each by its bucket's level-0 estimate (docs/design/string-keys.md)
       return candidatesByBucket.toSeq.map { case (u, b) => (u, b, piece(0, u, range, now)) }.filter(_._3 > 0.0)
         .sortBy(x => (-x._3, x._1)).take(k).map { case (u, b, e) => keyEstimate(u, e, aUp, b) }
     }
@@ -522,7 +522,7 @@ object DyadicSketch {
       s"universe_bits must be in [$MinUniverseBits, $MaxUniverseBits], got $bits")
 
   /** The worst heavy-hitter gap over ratios phi in (0, 1) of levels with cell error `e` and
-    * Count-Min epsilon `epsCm`: ((1+e)/(1-e))^2 (1 + eps_cm) - 1 (the gap at phi -> 1, DESIGN.md).
+    * Count-Min epsilon `epsCm`: ((1+e)/(1-e))^2 (1 + eps_cm) - 1 (the gap at phi -> 1, docs/design/dyadic.md).
     */
   def worstGap(e: Double, epsCm: Double): Double =
     if (e >= 1.0) Double.PositiveInfinity else { val r = (1 + e) / (1 - e); r * r * (1 + epsCm) - 1 }
@@ -584,7 +584,7 @@ object DyadicSketch {
   }
 
   /** The delta to build with so that heavy-hitter queries with any ratio phi >= phiMin report no key
-    * below phi A with probability >= 1 - delta (their failure bound is delta' / phi, DESIGN.md):
+    * below phi A with probability >= 1 - delta (their failure bound is delta' / phi, docs/design/dyadic.md):
     * delta' = delta * phiMin. phiMin = 1 leaves delta as it is.
     */
   def deltaFor(delta: Double, phiMin: Double): Double = {

@@ -5,7 +5,7 @@ import scala.collection.mutable
 import ecmsketch.core.{Annex, ByteReader, ByteWriter, SketchException}
 import ecmsketch.hash.Hashing
 
-/** The candidate keys of a dyadic sketch of string or binary keys (docs/DESIGN.md, "String and
+/** The candidate keys of a dyadic sketch of string or binary keys (docs/design/string-keys.md, "String and
   * binary keys"): the dyadic levels count 64-bit key fingerprints; this table keeps the original
   * bytes of the frequent ones, so that heavy hitters and top-k can return keys.
   *

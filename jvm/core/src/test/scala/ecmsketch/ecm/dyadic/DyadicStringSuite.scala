@@ -10,7 +10,7 @@ import ecmsketch.hash.Hashing
 import scala.collection.mutable
 import scala.util.Random
 
-/** Dyadic sketches of string and binary keys (docs/DESIGN.md, "String and binary keys"): heavy
+/** Dyadic sketches of string and binary keys (docs/design/string-keys.md, "String and binary keys"): heavy
   * hitters and top-k return the original keys; against a brute-force oracle on Zipf streams whose
   * popular keys drift over several windows, every key above max((phi + gap) A, the candidate recall
   * floor) is reported; the candidate table keeps its Misra-Gries guarantee through merges of up to
