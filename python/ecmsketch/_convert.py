@@ -1,5 +1,5 @@
 """Conversions between Python values and the Java types of the JVM facade ``ecmsketch.api.PyApi``,
-with the validation that goes with them. The sketch classes (``sketches.py``) call only these.
+with the validation that goes with them. The sketch classes (package ``sketches``) call only these.
 
 Keys (and the values of a distinct-count sketch) go through one function, :func:`jvm_keys`, for a
 single key and for a batch alike: it decides the key type once (``Longs``, ``Strings`` or

@@ -1,0 +1,157 @@
+"""The asynchronous-stream sketches (docs/DESIGN.md, "Asynchronous streams"): :class:`AsyncSum`
+and :class:`AsyncQuantile`."""
+from __future__ import annotations
+
+from typing import Any, Iterable, Optional, Type, TypeVar, Union
+
+import numpy as np
+
+from .. import SketchError
+from .. import _jvm
+from .._convert import as_int, as_jint, call, decode, int_array, jlong, jvm_keys, longs, micros_and_type, ticks_array
+from .._units import RangeLike, TimeLike, range_ticks, time_ticks, window_ticks
+from ._base import DEFAULT_SEED, Key, _is_number, _merge_all, _numbers, _Sketch
+
+__all__ = ["AsyncSum", "AsyncQuantile"]
+
+_A = TypeVar("_A", bound="_Async")
+
+
+class _Async(_Sketch):
+    """Shared code of the async sketches (docs/DESIGN.md, "Asynchronous streams"): rows in any
+    timestamp order, lossless merges, answers within (epsilon, delta)."""
+
+    _measures: tuple = ()
+
+    def __init__(self, jobj: Any):
+        self._j = jobj
+        m = str(jobj.measureName())
+        if m not in self._measures:
+            raise SketchError(f"expected an async {' or '.join(self._measures)} sketch, got an async {m} sketch")
+
+    @classmethod
+    def _create(cls, measure: str, epsilon: float, delta: float, window: Optional[RangeLike], timestamps: str,
+                seed: int, ids: bool, tradeoff: Optional[int]) -> Any:
+        micros = micros_and_type(timestamps, "time")
+        w = window_ticks(window, micros)
+        t = -1 if tradeoff is None else as_jint(tradeoff, "tradeoff")
+        return cls(call(_jvm.api().asyncCreate, measure, micros, w, float(epsilon), float(delta), as_int(seed, "seed"),
+                        bool(ids), t))
+
+    @classmethod
+    def from_bytes(cls: Type[_A], data: Union[bytes, bytearray, memoryview]) -> _A:
+        """Decodes (and validates) a serialized async sketch, e.g. a value of an ``async_*_agg`` column."""
+        return cls(decode("async", data))
+
+    @classmethod
+    def merge(cls: Type[_A], sketches: Iterable[Any]) -> _A:
+        """Lossless union of sketches (or their bytes): the bytes of one sketch over all their elements."""
+        return _merge_all(cls, "async", sketches, cls.__name__)
+
+    @property
+    def with_ids(self) -> bool:
+        """Whether elements are identified by (id, value, ts) (built with ``ids=True``) rather than (value, ts)."""
+        return bool(self._j.withIds())
+
+    def _rn(self, range: Optional[RangeLike], now: Optional[TimeLike]):
+        return jlong(range_ticks(range, self._micros)), jlong(time_ticks(now, self._micros))
+
+    def _ticks(self, timestamps: Any) -> np.ndarray:
+        return ticks_array(timestamps, self._micros)
+
+    def _ids(self, ids: Any, n: int) -> Any:
+        if (ids is None) == self.with_ids:
+            raise SketchError("this async sketch identifies elements by (id, value, ts): give ids" if self.with_ids
+                              else "this async sketch takes no ids (create it with ids=True)")
+        if ids is None:
+            return None
+        ks = jvm_keys(ids, "ids")
+        if len(ks) != n:
+            raise SketchError(f"ids and timestamps differ in length: {len(ks)} vs {n}")
+        return call(getattr(_jvm.api(), "idPrints" + ks.kind), ks.jvm())
+
+
+class AsyncSum(_Async):
+    """The Xu-Tirthapura-Busch sum (or count) sketch: positive integer weights added in any timestamp
+    order; ``sum`` over any range within the window is within ``epsilon`` relative error with
+    probability >= 1 - ``delta``. Elements are identified by (value, ts), or (id, value, ts) with
+    ``ids=True``; an identity added twice (here or at another site) counts once."""
+
+    _measures = ("sum", "count")
+
+    @classmethod
+    def create(cls, epsilon: float = 0.1, delta: float = 0.05, window: Optional[RangeLike] = None, *,
+               timestamps: str = "ticks", seed: int = DEFAULT_SEED, ids: bool = False,
+               tradeoff: Optional[int] = None, count: bool = False) -> "AsyncSum":
+        """A new empty sketch, as ``async_sum_agg`` (``count=True``: as ``async_count_agg``) builds it."""
+        return cls._create("count" if count else "sum", epsilon, delta, window, timestamps, seed, ids, tradeoff)
+
+    def add(self, value: int, ts: TimeLike, id: Optional[Key] = None) -> None:
+        """Adds weight ``value`` (a positive int; 1 for a count sketch) at ``ts``, in any order."""
+        if ts is None:
+            raise SketchError("ts must not be None")
+        self.add_many([as_int(value, "value")], [ts], None if id is None else [id])
+
+    def add_many(self, values: Any, timestamps: Any, ids: Any = None) -> None:
+        """Adds a batch (numpy arrays or sequences) in any timestamp order."""
+        ts = self._ticks(timestamps)
+        vs = int_array(values, "values")
+        if len(vs) != len(ts):
+            raise SketchError(f"values and timestamps differ in length: {len(vs)} vs {len(ts)}")
+        call(_jvm.api().asyncAddWeights, self._j, longs(vs), longs(ts), self._ids(ids, len(ts)))
+
+    def sum(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
+        """Estimated sum (count) of the distinct elements in ``(now - range, now]``."""
+        return float(call(_jvm.api().asyncSum, self._j, *self._rn(range, now)))
+
+    def __repr__(self) -> str:
+        i = self.info()
+        return (f"AsyncSum(measure={i['measure']}, window={i['window']}, epsilon={i['epsilon']}, delta={i['delta']}, "
+                f"retained={i['retained']}, total_weight={i['total_weight']})")
+
+
+class AsyncQuantile(_Async):
+    """The Xu-Tirthapura-Busch median sketch for any quantile: float values added in any timestamp
+    order; ``quantile(q)`` over any range has rank within ``epsilon`` times the range's count of
+    ``q`` times it, with probability >= 1 - ``delta``."""
+
+    _measures = ("quantile",)
+
+    @classmethod
+    def create(cls, epsilon: float = 0.1, delta: float = 0.05, window: Optional[RangeLike] = None, *,
+               timestamps: str = "ticks", seed: int = DEFAULT_SEED, ids: bool = False) -> "AsyncQuantile":
+        """A new empty sketch, as ``async_quantile_agg`` builds it (epsilon < 0.5)."""
+        return cls._create("quantile", epsilon, delta, window, timestamps, seed, ids, 0)
+
+    def add(self, value: float, ts: TimeLike, id: Optional[Key] = None) -> None:
+        """Adds ``value`` at ``ts``, in any order."""
+        if ts is None:
+            raise SketchError("ts must not be None")
+        self.add_many([value], [ts], None if id is None else [id])
+
+    def add_many(self, values: Any, timestamps: Any, ids: Any = None) -> None:
+        """Adds a batch (numpy arrays or sequences) in any timestamp order."""
+        import jpype
+        ts = self._ticks(timestamps)
+        try:
+            xs = np.ascontiguousarray(np.asarray(values, dtype=np.float64))
+        except (TypeError, ValueError):
+            raise SketchError("values must be numbers") from None
+        if xs.ndim != 1 or len(xs) != len(ts):
+            raise SketchError(f"values and timestamps differ in length: {xs.size} vs {len(ts)}")
+        call(_jvm.api().asyncAddValues, self._j, jpype.JArray(jpype.JDouble)(xs), longs(ts), self._ids(ids, len(ts)))
+
+    def quantile(self, q: Union[float, Iterable[float]], range: Optional[RangeLike] = None,
+                 now: Optional[TimeLike] = None) -> Any:
+        """The q-quantile (None for an empty range); a list of q gives a list, from one sample read."""
+        import jpype
+        single = _is_number(q)
+        qs = [float(q)] if single else [float(x) for x in _numbers(q, "q")]
+        out = call(_jvm.api().asyncQuantiles, self._j, jpype.JArray(jpype.JDouble)(qs), *self._rn(range, now))
+        res = [None if v is None else float(v) for v in out]
+        return res[0] if single else res
+
+    def __repr__(self) -> str:
+        i = self.info()
+        return (f"AsyncQuantile(window={i['window']}, epsilon={i['epsilon']}, delta={i['delta']}, "
+                f"retained={i['retained']}, total_weight={i['total_weight']})")
