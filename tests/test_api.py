@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 import ecmsketch
 import ecmsketch.sketches as sketches
 
@@ -56,3 +58,142 @@ def test_sketch_classes_load_on_first_access():
                      "from ecmsketch import DecayedSketch, AsyncQuantile\n"
                      "print('ecmsketch.sketches' in sys.modules, DecayedSketch.__name__)\n")
     assert out.split() == ["False", "False", "True", "DecayedSketch"]
+
+
+# ------------------------------------------------------------------ construction
+
+#: Constructor arguments of a small sketch of each class, and rows to add: (args of add, ...).
+BUILD = {
+    "EcmSketch": (dict(epsilon=0.1, delta=0.05, window=3600), [(1, 10), (2, 11), (3, 12, 2)]),
+    "ExpHistogram": (dict(epsilon=0.1, window=3600), [(10,), (11,), (12, 3)]),
+    "DetWave": (dict(epsilon=0.1, window=3600, max_arrivals=1000), [(10,), (11,), (12, 3)]),
+    "DistinctSketch": (dict(epsilon=0.2, delta=0.1, window=3600), [(1, 10), (7, 11), (1, 12)]),
+    "DyadicSketch": (dict(epsilon=0.2, delta=0.2, window=3600, universe_bits=8), [(1, 10), (5, 11), (5, 12)]),
+    "AsyncSum": (dict(epsilon=0.2, delta=0.1, window=3600), [(2, 12), (3, 10), (1, 11)]),
+    "AsyncQuantile": (dict(epsilon=0.2, delta=0.1, window=3600), [(2.5, 12), (0.5, 10), (1.0, 11)]),
+    "DecayedSketch": (dict(epsilon=0.2, delta=0.1, decay="exp", decay_param=100.0), [(1, 12), (2, 10), (1, 11)]),
+}
+
+
+def build(name: str, via_create: bool = False):
+    """A sketch of class ``name`` holding BUILD's rows, made by calling the class (or ``create``)."""
+    cls = getattr(ecmsketch, name)
+    kwargs, rows = BUILD[name]
+    s = cls.create(**kwargs) if via_create else cls(**kwargs)
+    for r in rows:
+        s.add(*r)
+    return s
+
+
+def test_build_covers_every_class():
+    assert sorted(BUILD) == sorted(c.__name__ for c in sketch_classes())
+
+
+@pytest.mark.parametrize("name", sorted(BUILD))
+def test_calling_the_class_builds_what_create_builds(name):
+    cls = getattr(ecmsketch, name)
+    s = build(name)
+    assert type(s) is cls
+    assert s.to_bytes() == build(name, via_create=True).to_bytes()
+    assert s.to_bytes() != cls(**BUILD[name][0]).to_bytes()  # the rows are in it
+    # positional arguments go where create took them
+    if name in ("EcmSketch", "DistinctSketch", "AsyncSum", "AsyncQuantile"):
+        assert cls(0.2, 0.1, 100).to_bytes() == cls.create(0.2, 0.1, 100).to_bytes() == \
+            cls(epsilon=0.2, delta=0.1, window=100).to_bytes()
+
+
+@pytest.mark.parametrize("name", sorted(BUILD))
+def test_wrap_takes_a_jvm_sketch(name):
+    s = build(name)
+    w = type(s)._wrap(s._j)
+    assert type(w) is type(s) and w.to_bytes() == s.to_bytes()
+
+
+@pytest.mark.parametrize("call, fragment", [
+    (lambda: ecmsketch.EcmSketch(epsilon="0.1", window=10), "epsilon must be a number, got '0.1'"),
+    (lambda: ecmsketch.EcmSketch(epsilon=True), "epsilon must be a number, got True"),
+    (lambda: ecmsketch.EcmSketch(0.1, delta=None), "delta must be a number, got None"),
+    (lambda: ecmsketch.EcmSketch(0.1, optimize_for=1), "optimize_for must be 'point' or 'inner_product', got 1"),
+    (lambda: ecmsketch.EcmSketch(0.1, cell=None), "cell must be 'eh', 'dwave' or 'rwave', got None"),
+    (lambda: ecmsketch.EcmSketch(epsilon=2.0), "epsilon must be in [0.001, 1), got 2.0"),
+    (lambda: ecmsketch.EcmSketch(0.1, window=-5), "window must be positive"),
+    (lambda: ecmsketch.ExpHistogram(None), "epsilon must be a number, got None"),
+    (lambda: ecmsketch.ExpHistogram("0.1"), "epsilon must be a number, got '0.1'"),
+    (lambda: ecmsketch.DetWave(0.1, max_arrivals=-1), "max_arrivals must be a positive integer"),
+    (lambda: ecmsketch.DistinctSketch(0.1, "x"), "delta must be a number, got 'x'"),
+    (lambda: ecmsketch.DyadicSketch(phi_min=[1]), "phi_min must be a number, got [1]"),
+    (lambda: ecmsketch.DyadicSketch(cell=3), "cell must be 'eh' or 'dwave', got 3"),
+    (lambda: ecmsketch.DyadicSketch(cell="rwave"), "deterministic cells"),
+    (lambda: ecmsketch.AsyncSum(ids="yes"), "ids must be True or False, got 'yes'"),
+    (lambda: ecmsketch.AsyncSum(count=1), "count must be True or False, got 1"),
+    (lambda: ecmsketch.AsyncQuantile("x"), "epsilon must be a number, got 'x'"),
+    (lambda: ecmsketch.AsyncQuantile(0.6), "epsilon of an async quantile sketch must be in [0.001, 0.5), got 0.6"),
+    (lambda: ecmsketch.DecayedSketch(constant=None), "constant must be a number, got None"),
+    (lambda: ecmsketch.DecayedSketch(decay="exp", decay_param="10"), "decay_param must be a number, got '10'"),
+    (lambda: ecmsketch.DecayedSketch(decay=2, decay_param=1.0), "decay must be 'window', 'exp' or 'poly', got 2"),
+])
+def test_bad_constructor_arguments_raise_sketch_errors_naming_them(call, fragment):
+    with pytest.raises(ecmsketch.SketchError) as e:
+        call()
+    assert fragment in str(e.value)
+
+
+def test_a_jvm_object_is_not_a_constructor_argument():
+    s = build("EcmSketch")
+    with pytest.raises(ecmsketch.SketchError, match="^epsilon must be a number"):
+        ecmsketch.EcmSketch(s._j)
+
+
+# ------------------------------------------------------------------ from_bytes and merge
+
+
+@pytest.mark.parametrize("name", sorted(BUILD))
+def test_from_bytes_decodes_every_bytes_type(name):
+    s = build(name)
+    cls = type(s)
+    b = s.to_bytes()
+    for data in (b, bytearray(b), memoryview(b)):
+        d = cls.from_bytes(data)
+        assert type(d) is cls and d.to_bytes() == b
+    other = "ExpHistogram" if name != "ExpHistogram" else "EcmSketch"
+    with pytest.raises(ecmsketch.SketchError):
+        cls.from_bytes(build(other).to_bytes())
+    with pytest.raises(ecmsketch.SketchError, match="corrupt|truncated|too short|format"):
+        cls.from_bytes(b[: len(b) // 2])
+
+
+@pytest.mark.parametrize("cls", sketch_classes(), ids=lambda c: c.__name__)
+def test_merge_is_a_classmethod(cls):
+    assert isinstance(inspect.getattr_static(cls, "merge"), classmethod)
+    assert isinstance(inspect.getattr_static(cls, "from_bytes"), classmethod)
+    assert isinstance(inspect.getattr_static(cls, "create"), classmethod)
+
+
+@pytest.mark.parametrize("name", sorted(BUILD))
+def test_merge_call_forms(name):
+    a, b = build(name), build(name)
+    cls = type(a)
+    ref = cls.merge([a, b]).to_bytes()
+    lossless = name in ("AsyncSum", "AsyncQuantile", "DecayedSketch")  # a union, no merge level
+    assert cls.from_bytes(ref).merge_depth == (0 if lossless else 1)
+    assert cls.merge([a.to_bytes(), b]).to_bytes() == ref
+    assert cls.merge((x for x in [a, bytearray(b.to_bytes())])).to_bytes() == ref
+    assert a.merge([a, b]).to_bytes() == ref  # through an instance too
+    assert cls.merge(a).to_bytes() == cls.merge([a]).to_bytes() == cls.merge(a.to_bytes()).to_bytes()
+    with pytest.raises(ecmsketch.SketchError, match="at least one"):
+        cls.merge([])
+
+
+@pytest.mark.parametrize("name", sorted(BUILD))
+def test_subclasses_get_their_own_class_back(name):
+    base = getattr(ecmsketch, name)
+    sub = type("Sub" + name, (base,), {})
+    kwargs, rows = BUILD[name]
+    s = sub(**kwargs)
+    for r in rows:
+        s.add(*r)
+    assert type(s) is sub and type(sub.create(**kwargs)) is sub
+    assert type(sub.from_bytes(s.to_bytes())) is sub
+    m = sub.merge([s, build(name)])
+    assert type(m) is sub and m.to_bytes() == base.merge([build(name), build(name)]).to_bytes()
+

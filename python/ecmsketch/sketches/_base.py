@@ -3,19 +3,22 @@ of single adds, and the n-way merge."""
 from __future__ import annotations
 
 import sys
-from typing import Any, Dict, Iterable, List, Optional, Union
+from typing import Any, Dict, Iterable, List, Optional, Type, TypeVar, Union
 
 import numpy as np
 
 from .. import SketchError
 from .. import _jvm
-from .._convert import LONGS, as_int, call, jvm_array, longs, py_value, sorted_batch
+from .._convert import LONGS, as_int, call, decode, jvm_array, longs, py_value, sorted_batch
 from .._units import I64_MAX as _I64_MAX, I64_MIN as _I64_MIN, TimeLike, time_ticks
 
 #: The default hash seed, the same as SQL's ``ecm_agg``.
 DEFAULT_SEED = 0x5EED5EED
 
 Key = Union[int, str, bytes]
+_S = TypeVar("_S", bound="_Sketch")
+
+
 def _is_number(x: Any) -> bool:
     """An int, float or numpy number (not a bool)."""
     return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
@@ -33,7 +36,43 @@ def _numbers(xs: Any, what: str) -> List[Any]:
 
 
 class _Sketch:
+    """What every sketch class shares. A class is called with its parameters to build an empty
+    sketch (``create`` is the same call); ``from_bytes`` decodes one, the classmethod ``merge``
+    merges several, and ``_wrap`` wraps a JVM object (internal)."""
+
+    _kind = ""  # the registered sketch kind ('ecm', 'eh', ...) that from_bytes decodes and merge merges
     _j: Any
+
+    @classmethod
+    def _wrap(cls: Type[_S], jobj: Any) -> _S:
+        """A sketch object around the JVM sketch ``jobj`` (of this class's kind)."""
+        self = cls.__new__(cls)
+        self._attach(jobj)
+        return self
+
+    def _attach(self, jobj: Any) -> None:
+        """Takes the JVM sketch."""
+        self._j = jobj
+
+    @classmethod
+    def create(cls: Type[_S], *args: Any, **kwargs: Any) -> _S:
+        """A new empty sketch: the same as calling the class with these arguments (kept for
+        compatibility)."""
+        return cls(*args, **kwargs)
+
+    @classmethod
+    def from_bytes(cls: Type[_S], data: Union[bytes, bytearray, memoryview]) -> _S:
+        """Decodes (and validates) serialized bytes of this class's kind, e.g. a value of its SQL
+        aggregate's column; a :class:`~ecmsketch.SketchError` for bytes of another kind or corrupt
+        ones."""
+        return cls._wrap(decode(cls._kind, data))
+
+    @classmethod
+    def merge(cls: Type[_S], sketches: Iterable[Any]) -> _S:
+        """Merges sketches of this class, or their bytes, from many sites into a new sketch; a single
+        sketch or bytes object (not in a list) is one input. What the merge keeps depends on the kind
+        (see the class)."""
+        return cls._wrap(_merge_all(cls, sketches))
 
     @property
     def _micros(self) -> bool:
@@ -99,7 +138,7 @@ class _Buffered(_Sketch):
     total) flushes the buffer and goes to the JVM at once, so its error, if any, comes from this call.
     """
 
-    def __init__(self, jobj: Any):
+    def _attach(self, jobj: Any) -> None:
         self._jo = jobj
         self._mic = bool(jobj.spec().tsMicros())
         self._cw = 1 if bool(jobj.spec().countWindow()) else 0
@@ -179,12 +218,14 @@ class _Buffered(_Sketch):
             self._flush()
 
 
-def _merge_all(cls: Any, kind: str, sketches: Iterable[Any], what: str) -> Any:
-    """PyApi.merge: the cross-site merge of the registered sketch kind ``kind``. A single sketch or
-    bytes object (not in a list) is one input."""
+def _merge_all(cls: Any, sketches: Iterable[Any]) -> Any:
+    """PyApi.merge: the cross-site merge of the registered sketch kind ``cls._kind``; the merged JVM
+    sketch. A single sketch or bytes object (not in a list) is one input."""
     if isinstance(sketches, (bytes, bytearray, memoryview, _Sketch)):
         sketches = [sketches]
-    items = [s._j if isinstance(s, cls) else cls.from_bytes(s)._j for s in sketches if s is not None]
+    # the objects merged as they are: of this package's class that ``cls`` is or derives from
+    family = next(c for c in cls.__mro__ if c.__module__.startswith(__package__))
+    items = [s._j if isinstance(s, family) else cls.from_bytes(s)._j for s in sketches if s is not None]
     if not items:
-        raise SketchError(f"merge needs at least one {what}")
-    return cls(call(_jvm.api().merge, kind, jvm_array("ecmsketch.core.WindowSketch", items)))
+        raise SketchError(f"merge needs at least one {cls.__name__} or its bytes")
+    return call(_jvm.api().merge, cls._kind, jvm_array("ecmsketch.core.WindowSketch", items))

@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import SketchError
 from .. import _jvm
-from .._convert import as_int, as_jint, call, decode, int_array, jlong, jvm_keys, longs, micros_and_type, ticks_array
+from .._convert import (as_flag, as_float, as_int, as_jint, call, int_array, jlong, jvm_keys, longs, micros_and_type,
+                        ticks_array)
 from .._units import RangeLike, TimeLike, range_ticks, time_ticks, window_ticks
 from ._base import DEFAULT_SEED, Key, _is_number, _merge_all, _numbers, _Sketch
 
@@ -22,31 +23,26 @@ class _Async(_Sketch):
     timestamp order, lossless merges, answers within (epsilon, delta)."""
 
     _measures: tuple = ()
+    _kind = "async"
 
-    def __init__(self, jobj: Any):
-        self._j = jobj
+    def _attach(self, jobj: Any) -> None:
         m = str(jobj.measureName())
         if m not in self._measures:
             raise SketchError(f"expected an async {' or '.join(self._measures)} sketch, got an async {m} sketch")
+        super()._attach(jobj)
 
-    @classmethod
-    def _create(cls, measure: str, epsilon: float, delta: float, window: Optional[RangeLike], timestamps: str,
-                seed: int, ids: bool, tradeoff: Optional[int]) -> Any:
+    def _build(self, measure: str, epsilon: float, delta: float, window: Optional[RangeLike], timestamps: str,
+               seed: int, ids: bool, tradeoff: Optional[int]) -> None:
         micros = micros_and_type(timestamps, "time")
         w = window_ticks(window, micros)
         t = -1 if tradeoff is None else as_jint(tradeoff, "tradeoff")
-        return cls(call(_jvm.api().asyncCreate, measure, micros, w, float(epsilon), float(delta), as_int(seed, "seed"),
-                        bool(ids), t))
-
-    @classmethod
-    def from_bytes(cls: Type[_A], data: Union[bytes, bytearray, memoryview]) -> _A:
-        """Decodes (and validates) a serialized async sketch, e.g. a value of an ``async_*_agg`` column."""
-        return cls(decode("async", data))
+        self._attach(call(_jvm.api().asyncCreate, measure, micros, w, as_float(epsilon, "epsilon"),
+                          as_float(delta, "delta"), as_int(seed, "seed"), as_flag(ids, "ids"), t))
 
     @classmethod
     def merge(cls: Type[_A], sketches: Iterable[Any]) -> _A:
         """Lossless union of sketches (or their bytes): the bytes of one sketch over all their elements."""
-        return _merge_all(cls, "async", sketches, cls.__name__)
+        return cls._wrap(_merge_all(cls, sketches))
 
     @property
     def with_ids(self) -> bool:
@@ -79,12 +75,13 @@ class AsyncSum(_Async):
 
     _measures = ("sum", "count")
 
-    @classmethod
-    def create(cls, epsilon: float = 0.1, delta: float = 0.05, window: Optional[RangeLike] = None, *,
-               timestamps: str = "ticks", seed: int = DEFAULT_SEED, ids: bool = False,
-               tradeoff: Optional[int] = None, count: bool = False) -> "AsyncSum":
-        """A new empty sketch, as ``async_sum_agg`` (``count=True``: as ``async_count_agg``) builds it."""
-        return cls._create("count" if count else "sum", epsilon, delta, window, timestamps, seed, ids, tradeoff)
+    def __init__(self, epsilon: float = 0.1, delta: float = 0.05, window: Optional[RangeLike] = None, *,
+                 timestamps: str = "ticks", seed: int = DEFAULT_SEED, ids: bool = False,
+                 tradeoff: Optional[int] = None, count: bool = False):
+        """A new empty sketch, as ``async_sum_agg`` (``count=True``: as ``async_count_agg``) builds it
+        (``window`` and ``timestamps`` as for :class:`EcmSketch`; time-based windows only)."""
+        measure = "count" if as_flag(count, "count") else "sum"
+        self._build(measure, epsilon, delta, window, timestamps, seed, ids, tradeoff)
 
     def add(self, value: int, ts: TimeLike, id: Optional[Key] = None) -> None:
         """Adds weight ``value`` (a positive int; 1 for a count sketch) at ``ts``, in any order."""
@@ -117,11 +114,10 @@ class AsyncQuantile(_Async):
 
     _measures = ("quantile",)
 
-    @classmethod
-    def create(cls, epsilon: float = 0.1, delta: float = 0.05, window: Optional[RangeLike] = None, *,
-               timestamps: str = "ticks", seed: int = DEFAULT_SEED, ids: bool = False) -> "AsyncQuantile":
+    def __init__(self, epsilon: float = 0.1, delta: float = 0.05, window: Optional[RangeLike] = None, *,
+                 timestamps: str = "ticks", seed: int = DEFAULT_SEED, ids: bool = False):
         """A new empty sketch, as ``async_quantile_agg`` builds it (epsilon < 0.5)."""
-        return cls._create("quantile", epsilon, delta, window, timestamps, seed, ids, 0)
+        self._build("quantile", epsilon, delta, window, timestamps, seed, ids, 0)
 
     def add(self, value: float, ts: TimeLike, id: Optional[Key] = None) -> None:
         """Adds ``value`` at ``ts``, in any order."""

@@ -2,11 +2,11 @@
 wave (:class:`DetWave`)."""
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Optional, Type, TypeVar, Union
+from typing import Any, Iterable, List, Optional, Type, TypeVar
 
 from .. import SketchError
 from .. import _jvm
-from .._convert import LONGS, arrivals, call, decode, jlong, levels, longs, micros_and_type
+from .._convert import LONGS, arrivals, as_float, call, jlong, levels, longs, micros_and_type
 from .._units import I64_MAX as _I64_MAX, RangeLike, TimeLike, range_ticks, time_ticks, window_ticks
 from ._base import _ONE, _Buffered, _merge_all
 
@@ -18,13 +18,6 @@ _C = TypeVar("_C", bound="_Counter")
 class _Counter(_Buffered):
     """A sliding-window counter sketch (exponential histogram or deterministic wave). Single ``add``
     calls are buffered in Python and sent to the JVM in batches, flushed before any read."""
-
-    _kind = ""  # the registered sketch kind ('eh', 'dwave')
-
-    @classmethod
-    def from_bytes(cls: Type[_C], data: Union[bytes, bytearray, memoryview]) -> _C:
-        """Decodes (and validates) serialized bytes of this kind, e.g. a value of its SQL aggregate."""
-        return cls(decode(cls._kind, data))
 
     def add(self, ts: TimeLike, value: int = 1) -> None:
         """Adds weight ``value`` at ``ts`` (non-decreasing across calls)."""
@@ -62,7 +55,7 @@ class _Counter(_Buffered):
         one merge level for sketches whose rows overlap in time; exponential histograms of consecutive
         periods are laid side by side at the depth of the deepest one (docs/DESIGN.md, "Time-disjoint
         merges"), deterministic waves always add a level."""
-        return _merge_all(cls, cls._kind, sketches, cls.__name__)
+        return cls._wrap(_merge_all(cls, sketches))
 
 
 class ExpHistogram(_Counter):
@@ -71,14 +64,13 @@ class ExpHistogram(_Counter):
 
     _kind = "eh"
 
-    @classmethod
-    def create(cls, epsilon: float = 0.05, window: Optional[RangeLike] = None, *, window_type: str = "time",
-               timestamps: str = "ticks", merge_levels: int = 0) -> "ExpHistogram":
-        """A new empty histogram (``timestamps`` as in :meth:`EcmSketch.create`)."""
+    def __init__(self, epsilon: float = 0.05, window: Optional[RangeLike] = None, *, window_type: str = "time",
+                 timestamps: str = "ticks", merge_levels: int = 0):
+        """A new empty histogram, as SQL ``eh_agg`` builds it (``window``, ``window_type``,
+        ``timestamps`` and ``merge_levels`` as for :class:`EcmSketch`)."""
         micros = micros_and_type(timestamps, window_type)
-        j = call(_jvm.api().ehCreate, window_type == "count", micros, window_ticks(window, micros),
-                 float(epsilon), levels(merge_levels))
-        return cls(j)
+        self._attach(call(_jvm.api().ehCreate, window_type == "count", micros, window_ticks(window, micros),
+                          as_float(epsilon, "epsilon"), levels(merge_levels)))
 
     def __repr__(self) -> str:
         i = self.info()
@@ -92,15 +84,14 @@ class DetWave(_Counter):
 
     _kind = "dwave"
 
-    @classmethod
-    def create(cls, epsilon: float = 0.05, window: Optional[RangeLike] = None, *, window_type: str = "time",
-               timestamps: str = "ticks", merge_levels: int = 0, max_arrivals: Optional[int] = None) -> "DetWave":
-        """A new empty wave. ``max_arrivals`` bounds the weight inside any window (default: no bound);
-        a query reaching back into a stretch where the bound was exceeded raises :class:`SketchError`."""
+    def __init__(self, epsilon: float = 0.05, window: Optional[RangeLike] = None, *, window_type: str = "time",
+                 timestamps: str = "ticks", merge_levels: int = 0, max_arrivals: Optional[int] = None):
+        """A new empty wave, as SQL ``dwave_agg`` builds it. ``max_arrivals`` bounds the weight inside
+        any window (default: no bound); a query reaching back into a stretch where the bound was
+        exceeded raises :class:`~ecmsketch.SketchError`."""
         micros = micros_and_type(timestamps, window_type)
-        j = call(_jvm.api().dwCreate, window_type == "count", micros, window_ticks(window, micros),
-                 float(epsilon), levels(merge_levels), arrivals(max_arrivals))
-        return cls(j)
+        self._attach(call(_jvm.api().dwCreate, window_type == "count", micros, window_ticks(window, micros),
+                          as_float(epsilon, "epsilon"), levels(merge_levels), arrivals(max_arrivals)))
 
     @property
     def max_arrivals(self) -> Optional[int]:

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import SketchError
 from .. import _jvm
-from .._convert import as_int, call, decode, jlong, jvm_keys, longs, micros_and_type, sorted_batch
+from .._convert import as_float, as_int, as_option, call, jlong, jvm_keys, longs, micros_and_type, sorted_batch
 from .._units import TimeLike, time_ticks
 from ._base import DEFAULT_SEED, _merge_all, _Sketch
 
@@ -22,30 +22,24 @@ class DecayedSketch(_Sketch):
     ``'exp'`` (param = half-life), ``'poly'`` (param = alpha). Built with one, queries use that decay
     (the decay arguments may be omitted)."""
 
-    def __init__(self, jobj: Any):
-        self._j = jobj
+    _kind = "decayed"
 
-    @classmethod
-    def create(cls, epsilon: float = 0.1, delta: float = 0.05, *, decay: Optional[str] = None,
-               decay_param: Optional[float] = None, constant: float = 4.0, max_weight: int = 1024,
-               resolution: Optional[int] = None, seed: int = DEFAULT_SEED, timestamps: str = "ticks") -> "DecayedSketch":
+    def __init__(self, epsilon: float = 0.1, delta: float = 0.05, *, decay: Optional[str] = None,
+                 decay_param: Optional[float] = None, constant: float = 4.0, max_weight: int = 1024,
+                 resolution: Optional[int] = None, seed: int = DEFAULT_SEED, timestamps: str = "ticks"):
         """A new empty sketch with ``decayed_agg``'s parameters (the same arguments give mergeable sketches)."""
         micros = micros_and_type(timestamps, "time")
-        if decay is not None and not isinstance(decay, str):
-            raise SketchError(f"decay must be 'window', 'exp' or 'poly', got {decay!r}")
+        if decay is not None:
+            as_option(decay, "decay", "window", "exp", "poly")
         if (decay is None) != (decay_param is None):
             raise SketchError("decay and decay_param go together" if decay is None else f"decay '{decay}' needs a decay_param")
+        param = 0.0 if decay_param is None else as_float(decay_param, "decay_param")
         res = 0 if resolution is None else as_int(resolution, "resolution")
         if resolution is not None and res <= 0:
             raise SketchError(f"resolution must be a positive integer, got {resolution!r}")
-        j = call(_jvm.api().decayedCreate, decay, float(0.0 if decay_param is None else decay_param), float(epsilon),
-                 float(delta), float(constant), as_int(max_weight, "max_weight"), res, as_int(seed, "seed"), micros)
-        return cls(j)
-
-    @classmethod
-    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "DecayedSketch":
-        """Decodes (and validates) a serialized decayed sketch, e.g. a value of a ``decayed_agg`` column."""
-        return cls(decode("decayed", data))
+        self._attach(call(_jvm.api().decayedCreate, decay, param, as_float(epsilon, "epsilon"), as_float(delta, "delta"),
+                          as_float(constant, "constant"), as_int(max_weight, "max_weight"), res, as_int(seed, "seed"),
+                          micros))
 
     def _ids(self, ids: Any, ws: np.ndarray, vs: np.ndarray, ts: np.ndarray) -> Any:
         api = _jvm.api()
@@ -118,10 +112,10 @@ class DecayedSketch(_Sketch):
         a = list(call(_jvm.api().decayedFrequent, self._j, float(phi), *self._q(decay, param, now)))
         return [{"value": float(a[i]), "share": float(a[i + 1])} for i in range(0, len(a), 2)]
 
-    @staticmethod
-    def merge(sketches: Iterable[Union["DecayedSketch", bytes, bytearray]]) -> "DecayedSketch":
+    @classmethod
+    def merge(cls, sketches: Iterable[Union["DecayedSketch", bytes, bytearray]]) -> "DecayedSketch":
         """Lossless n-way merge (equal parameters and seed); an id several inputs saw counts once."""
-        return _merge_all(DecayedSketch, "decayed", sketches, "sketch")
+        return cls._wrap(_merge_all(cls, sketches))
 
     def __repr__(self) -> str:
         i = self.info()

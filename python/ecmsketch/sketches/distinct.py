@@ -5,7 +5,7 @@ from typing import Any, Iterable, Optional, Union
 
 from .. import SketchError
 from .. import _jvm
-from .._convert import as_int, call, decode, jlong, jvm_keys, longs, micros_and_type
+from .._convert import as_float, as_int, call, jlong, jvm_keys, longs, micros_and_type
 from .._units import RangeLike, TimeLike, range_ticks, time_ticks, window_ticks
 from ._base import DEFAULT_SEED, Key, _merge_all, _Sketch
 
@@ -17,22 +17,15 @@ class DistinctSketch(_Sketch):
     whose latest occurrence lies in ``(now - range, now]``, within ``epsilon`` relative error with
     probability ``1 - delta``. Merges across sites are lossless."""
 
-    def __init__(self, jobj: Any):
-        self._j = jobj
+    _kind = "distinct"
 
-    @classmethod
-    def create(cls, epsilon: float = 0.1, delta: float = 0.05, window: Optional[RangeLike] = None, *,
-               window_type: str = "time", timestamps: str = "ticks", seed: int = DEFAULT_SEED) -> "DistinctSketch":
-        """A new empty sketch (defaults as SQL ``distinct_agg``)."""
+    def __init__(self, epsilon: float = 0.1, delta: float = 0.05, window: Optional[RangeLike] = None, *,
+                 window_type: str = "time", timestamps: str = "ticks", seed: int = DEFAULT_SEED):
+        """A new empty sketch, as SQL ``distinct_agg`` builds it (the same defaults; ``window``,
+        ``window_type`` and ``timestamps`` as for :class:`EcmSketch`)."""
         micros = micros_and_type(timestamps, window_type)
-        j = call(_jvm.api().distinctCreate, window_type == "count", micros, window_ticks(window, micros),
-                 float(epsilon), float(delta), as_int(seed, "seed"))
-        return cls(j)
-
-    @classmethod
-    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "DistinctSketch":
-        """Decodes (and validates) a serialized sketch, e.g. a value of a ``distinct_agg`` column."""
-        return cls(decode("distinct", data))
+        self._attach(call(_jvm.api().distinctCreate, window_type == "count", micros, window_ticks(window, micros),
+                          as_float(epsilon, "epsilon"), as_float(delta, "delta"), as_int(seed, "seed")))
 
     def add(self, value: Key, ts: TimeLike) -> None:
         """Records an occurrence of ``value`` (str, bytes or int) at ``ts`` (non-decreasing)."""
@@ -54,10 +47,10 @@ class DistinctSketch(_Sketch):
         return float(call(self._j.count, jlong(range_ticks(range, self._micros)),
                           jlong(time_ticks(now, self._micros))))
 
-    @staticmethod
-    def merge(sketches: Iterable[Union["DistinctSketch", bytes, bytearray]]) -> "DistinctSketch":
+    @classmethod
+    def merge(cls, sketches: Iterable[Union["DistinctSketch", bytes, bytearray]]) -> "DistinctSketch":
         """Lossless merge of sketches (or their bytes) with equal epsilon, delta and seed."""
-        return _merge_all(DistinctSketch, "distinct", sketches, "sketch")
+        return cls._wrap(_merge_all(cls, sketches))
 
     def __repr__(self) -> str:
         i = self.info()

@@ -7,7 +7,8 @@ import numpy as np
 
 from .. import SketchError
 from .. import _jvm
-from .._convert import as_int, as_jint, call, decode, jbytes, jlong, jvm_keys, levels, longs, micros_and_type
+from .._convert import (as_float, as_int, as_jint, as_option, call, jbytes, jlong, jvm_keys, levels, longs,
+                        micros_and_type)
 from .._units import RangeLike, TimeLike, range_ticks, time_ticks, window_ticks
 from ._base import DEFAULT_SEED, _is_number, _merge_all, _numbers, _Sketch
 
@@ -21,15 +22,14 @@ class DyadicSketch(_Sketch):
     are counted by fingerprint, with a table of candidate keys so that heavy hitters and top-k return
     the keys themselves; ranges, ranks and quantiles of them are refused (no meaningful order)."""
 
-    def __init__(self, jobj: Any):
-        self._j = jobj
+    _kind = "dyadic"
 
-    @classmethod
-    def create(cls, epsilon: float = 0.05, delta: float = 0.01, window: Optional[RangeLike] = None, *,
-               universe_bits: int = 32, window_type: str = "time", timestamps: str = "ticks",
-               merge_levels: int = 0, seed: int = DEFAULT_SEED, cell: str = "eh",
-               candidates: int = 1024, phi_min: float = 1.0) -> "DyadicSketch":
-        """A new empty sketch, planned as ``dyadic_agg`` plans (one merge level plus ``merge_levels``).
+    def __init__(self, epsilon: float = 0.05, delta: float = 0.01, window: Optional[RangeLike] = None, *,
+                 universe_bits: int = 32, window_type: str = "time", timestamps: str = "ticks",
+                 merge_levels: int = 0, seed: int = DEFAULT_SEED, cell: str = "eh",
+                 candidates: int = 1024, phi_min: float = 1.0):
+        """A new empty sketch, planned as ``dyadic_agg`` plans (one merge level plus ``merge_levels``;
+        ``window``, ``window_type``, ``timestamps`` and ``seed`` as for :class:`EcmSketch`).
 
         :param epsilon: the heavy-hitter gap of ECM Theorem 5.
         :param universe_bits: integer keys must lie in [-2^(bits-1), 2^(bits-1)) (64: any int64).
@@ -40,18 +40,12 @@ class DyadicSketch(_Sketch):
         """
         micros = micros_and_type(timestamps, window_type)
         w = window_ticks(window, micros)
-        if not isinstance(cell, str):
-            raise SketchError(f"cell must be 'eh' or 'dwave', got {cell!r}")
-        d = float(call(_jvm.api().dyadicDeltaFor, float(delta), float(phi_min)))
-        j = call(_jvm.api().dyadicCreate, window_type == "count", micros, w, float(epsilon), d,
-                 levels(merge_levels), as_int(seed, "seed"), cell, as_jint(universe_bits, "universe_bits"),
-                 as_jint(candidates, "candidates"))
-        return cls(j)
-
-    @classmethod
-    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "DyadicSketch":
-        """Decodes (and validates) a serialized dyadic sketch, e.g. a value of a ``dyadic_agg`` column."""
-        return cls(decode("dyadic", data))
+        cell = as_option(cell, "cell", "eh", "dwave")
+        eps = as_float(epsilon, "epsilon")
+        d = float(call(_jvm.api().dyadicDeltaFor, as_float(delta, "delta"), as_float(phi_min, "phi_min")))
+        self._attach(call(_jvm.api().dyadicCreate, window_type == "count", micros, w, eps, d,
+                          levels(merge_levels), as_int(seed, "seed"), cell, as_jint(universe_bits, "universe_bits"),
+                          as_jint(candidates, "candidates")))
 
     @property
     def _doubles(self) -> bool:
@@ -167,10 +161,10 @@ class DyadicSketch(_Sketch):
         """Estimated total weight over the range (deterministic bound ``info()['total_error_bound']``)."""
         return float(call(self._j.total, *self._rn(range, now)))
 
-    @staticmethod
-    def merge(sketches: Iterable[Union["DyadicSketch", bytes, bytearray]]) -> "DyadicSketch":
+    @classmethod
+    def merge(cls, sketches: Iterable[Union["DyadicSketch", bytes, bytearray]]) -> "DyadicSketch":
         """Order-preserving n-way merge (one merge level) of dyadic sketches or their bytes."""
-        return _merge_all(DyadicSketch, "dyadic", sketches, "sketch")
+        return cls._wrap(_merge_all(cls, sketches))
 
     def __repr__(self) -> str:
         i = self.info()

@@ -7,7 +7,8 @@ import numpy as np
 
 from .. import SketchError
 from .. import _jvm
-from .._convert import LONGS, arrivals, as_int, call, decode, jbytes, jlong, jvm_keys, levels, longs, micros_and_type
+from .._convert import (LONGS, arrivals, as_float, as_int, as_option, call, jbytes, jlong, jvm_keys, levels, longs,
+                        micros_and_type)
 from .._units import I64_MAX as _I64_MAX, I64_MIN as _I64_MIN, RangeLike, TimeLike
 from .._units import range_ticks, time_ticks, window_ticks
 from ._base import _ONE, DEFAULT_SEED, Key, _Buffered, _merge_all
@@ -23,15 +24,24 @@ class EcmSketch(_Buffered):
     read (queries, ``to_bytes``, merges, ``info``): the answers and bytes are those of adding one by one.
     """
 
-    @classmethod
-    def create(cls, epsilon: Optional[float] = None, delta: float = 0.01, window: Optional[RangeLike] = None, *,
-               window_type: str = "time", timestamps: str = "ticks", optimize_for: str = "point",
-               merge_levels: int = 0, seed: int = DEFAULT_SEED, cell: str = "eh",
-               max_arrivals: Optional[int] = None, max_bytes: Optional[int] = None) -> "EcmSketch":
-        """A new empty sketch (epsilon defaults to 0.05).
+    _kind = "ecm"
 
+    def __init__(self, epsilon: Optional[float] = None, delta: float = 0.01, window: Optional[RangeLike] = None, *,
+                 window_type: str = "time", timestamps: str = "ticks", optimize_for: str = "point",
+                 merge_levels: int = 0, seed: int = DEFAULT_SEED, cell: str = "eh",
+                 max_arrivals: Optional[int] = None, max_bytes: Optional[int] = None):
+        """A new empty sketch, planned as SQL ``ecm_agg`` plans it (epsilon defaults to 0.05).
+
+        :param epsilon: error bound relative to the range's total weight, certified after one merge
+            level plus ``merge_levels`` further ones.
+        :param delta: failure probability of the Count-Min part.
+        :param window: window length (int ticks, or for timestamps a timedelta or a string such as
+            ``'1 hour'``); None: unbounded.
+        :param window_type: ``'time'`` or ``'count'`` (timestamps are arrival sequence numbers).
         :param timestamps: ``'ticks'`` (integers) or ``'timestamp'`` (microseconds, as SQL TIMESTAMP;
             then ``window`` and ranges may be timedeltas or strings such as ``'10 minutes'``).
+        :param optimize_for: ``'point'`` or ``'inner_product'`` (also self-join).
+        :param seed: hash seed; sketches merge only with the same seed.
         :param cell: ``'eh'`` (exponential histograms, default), ``'dwave'`` (deterministic waves) or
             ``'rwave'`` (randomized waves: point queries only).
         :param max_arrivals: for ``'dwave'`` cells, an upper bound on the weight in any window
@@ -43,8 +53,9 @@ class EcmSketch(_Buffered):
         """
         micros = micros_and_type(timestamps, window_type)
         w = window_ticks(window, micros)
-        if not isinstance(cell, str):
-            raise SketchError(f"cell must be 'eh', 'dwave' or 'rwave', got {cell!r}")
+        cell = as_option(cell, "cell", "eh", "dwave", "rwave")
+        optimize_for = as_option(optimize_for, "optimize_for", "point", "inner_product")
+        d = as_float(delta, "delta")
         if max_bytes is not None:
             if epsilon is not None:
                 raise SketchError("give epsilon or max_bytes, not both")
@@ -54,17 +65,12 @@ class EcmSketch(_Buffered):
             if not 0 < mb <= _I64_MAX:
                 raise SketchError(f"max_bytes must be a positive BIGINT, got {mb}")
             j = call(_jvm.api().ecmCreateWithin, window_type == "count", micros, w, mb,
-                     float(delta), optimize_for, levels(merge_levels), as_int(seed, "seed"), cell)
-            return cls(j)
-        epsilon = 0.05 if epsilon is None else epsilon
-        j = call(_jvm.api().ecmCreateCell, window_type == "count", micros, w, float(epsilon), float(delta),
-                 optimize_for, levels(merge_levels), as_int(seed, "seed"), cell, arrivals(max_arrivals))
-        return cls(j)
-
-    @classmethod
-    def from_bytes(cls, data: Union[bytes, bytearray, memoryview]) -> "EcmSketch":
-        """Decodes (and validates) a serialized ECM-sketch, e.g. a value of an ``ecm_agg`` column."""
-        return cls(decode("ecm", data))
+                     d, optimize_for, levels(merge_levels), as_int(seed, "seed"), cell)
+        else:
+            eps = 0.05 if epsilon is None else as_float(epsilon, "epsilon")
+            j = call(_jvm.api().ecmCreateCell, window_type == "count", micros, w, eps, d,
+                     optimize_for, levels(merge_levels), as_int(seed, "seed"), cell, arrivals(max_arrivals))
+        self._attach(j)
 
     def add(self, key: Key, ts: TimeLike, value: int = 1) -> None:
         """Adds weight ``value`` for ``key`` at ``ts`` (non-decreasing across calls)."""
@@ -136,13 +142,13 @@ class EcmSketch(_Buffered):
         return float(call(self._j.total, jlong(range_ticks(range, self._micros)),
                           jlong(time_ticks(now, self._micros))))
 
-    @staticmethod
-    def merge(sketches: Iterable[Union["EcmSketch", bytes, bytearray]]) -> "EcmSketch":
+    @classmethod
+    def merge(cls, sketches: Iterable[Union["EcmSketch", bytes, bytearray]]) -> "EcmSketch":
         """Order-preserving n-way merge of sketches or their bytes from many sites: one merge level
         for sketches whose rows overlap in time; with 'eh' cells, sketches of consecutive periods
         (time spans that do not overlap) are laid side by side at the depth of the deepest one
         (docs/DESIGN.md, "Time-disjoint merges")."""
-        return _merge_all(EcmSketch, "ecm", sketches, "sketch")
+        return cls._wrap(_merge_all(cls, sketches))
 
     def __repr__(self) -> str:
         i = self.info()
