@@ -196,4 +196,83 @@ def test_subclasses_get_their_own_class_back(name):
     assert type(sub.from_bytes(s.to_bytes())) is sub
     m = sub.merge([s, build(name)])
     assert type(m) is sub and m.to_bytes() == base.merge([build(name), build(name)]).to_bytes()
+    assert repr(s).startswith(f"Sub{name}(")
 
+
+# ------------------------------------------------------------------ repr
+
+
+class NoJvm:
+    """Stands for a JVM sketch, or the JVM facade, that must not be used: any attribute fails."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"repr used the JVM ({name})")
+
+
+#: What repr shows of BUILD's sketches (their parameters, kept in Python).
+REPRS = {
+    "EcmSketch": "EcmSketch(epsilon=0.1, delta=0.05, window=3600, cell='eh', pending={})",
+    "ExpHistogram": "ExpHistogram(epsilon=0.1, window=3600, pending={})",
+    "DetWave": "DetWave(epsilon=0.1, window=3600, max_arrivals=1000, pending={})",
+    "DistinctSketch": "DistinctSketch(epsilon=0.2, delta=0.1, window=3600)",
+    "DyadicSketch": "DyadicSketch(epsilon=0.2, delta=0.2, window=3600, universe_bits=8, cell='eh')",
+    "AsyncSum": "AsyncSum(epsilon=0.2, delta=0.1, window=3600)",
+    "AsyncQuantile": "AsyncQuantile(epsilon=0.2, delta=0.1, window=3600)",
+    "DecayedSketch": "DecayedSketch(epsilon=0.2, delta=0.1, decay='exp', decay_param=100.0)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BUILD))
+def test_repr_shows_the_parameters_without_the_jvm(name, monkeypatch):
+    from ecmsketch import _jvm
+    s = build(name)
+    buffered = hasattr(s, "_bt")
+    pending = len(s._bt) if buffered else None
+    if buffered:
+        assert pending == 2  # the first add goes to the JVM, the next ones wait in the buffer
+    jvm_object = s._jo if buffered else s._j
+    monkeypatch.setattr(_jvm, "api", lambda: NoJvm())
+    monkeypatch.setattr(s, "_jo" if buffered else "_j", NoJvm())
+    text = repr(s)
+    assert text == REPRS[name].format(pending)
+    assert str(s) == text
+    if buffered:
+        assert len(s._bt) == pending  # repr flushed nothing
+    monkeypatch.undo()
+    if buffered:
+        s._jo = jvm_object
+        s.flush()
+        assert repr(s) == REPRS[name].format(0)
+    assert s.to_bytes() == build(name).to_bytes()
+
+
+def test_repr_of_decoded_merged_and_timestamp_sketches():
+    import datetime as dt
+    s = ecmsketch.EcmSketch(0.1, window=dt.timedelta(hours=1), timestamps="timestamp", cell="dwave",
+                            max_arrivals=100)
+    s.add(1, dt.datetime(2024, 1, 1))
+    assert repr(s) == ("EcmSketch(epsilon=0.1, delta=0.01, window=datetime.timedelta(seconds=3600), "
+                       "timestamps='timestamp', cell='dwave', pending=0)")
+    assert repr(ecmsketch.EcmSketch.from_bytes(s.to_bytes())) == repr(s)
+    m = ecmsketch.EcmSketch.merge([s, s])
+    assert repr(m) == repr(s).replace("pending=0", "merge_depth=1, pending=0")
+    h = ecmsketch.ExpHistogram(0.05, 100, window_type="count")
+    assert repr(h) == "ExpHistogram(epsilon=0.05, window=100, window_type='count', pending=0)"
+    assert repr(ecmsketch.DetWave()) == "DetWave(epsilon=0.05, window=None, max_arrivals=None, pending=0)"
+    assert repr(ecmsketch.AsyncSum(ids=True, count=True)) == \
+        "AsyncSum(epsilon=0.1, delta=0.05, window=None, ids=True, count=True)"
+    assert repr(ecmsketch.DecayedSketch()) == "DecayedSketch(epsilon=0.1, delta=0.05)"
+
+
+def test_repr_does_not_flush_a_full_buffer(monkeypatch):
+    """Many pending rows stay pending through repr; the next read flushes them all."""
+    s = ecmsketch.EcmSketch(0.1, 0.05, 10_000)
+    for t in range(5_000):
+        s.add(t % 17, t)
+    pending = len(s._bt)
+    assert pending == 4_999
+    for _ in range(3):
+        assert repr(s).endswith(f"pending={pending})")
+    assert len(s._bt) == pending
+    assert s.total() == 5_000 and len(s._bt) == 0
+    assert repr(s).endswith("pending=0)")

@@ -2,6 +2,7 @@
 of single adds, and the n-way merge."""
 from __future__ import annotations
 
+import datetime as _dt
 import sys
 from typing import Any, Dict, Iterable, List, Optional, Type, TypeVar, Union
 
@@ -35,13 +36,22 @@ def _numbers(xs: Any, what: str) -> List[Any]:
     return items
 
 
+#: The order of the fields ``repr`` shows: these first, the family's own next, then these last.
+_REPR_FIRST = ("epsilon", "delta", "window", "window_type", "timestamps")
+_REPR_LAST = ("merge_depth", "pending")
+
+
 class _Sketch:
     """What every sketch class shares. A class is called with its parameters to build an empty
     sketch (``create`` is the same call); ``from_bytes`` decodes one, the classmethod ``merge``
-    merges several, and ``_wrap`` wraps a JVM object (internal)."""
+    merges several, and ``_wrap`` wraps a JVM object (internal).
+
+    The parameters ``repr`` shows are read once, when the object is made, and kept in Python
+    (``_params``), so ``repr`` neither calls the JVM nor flushes buffered adds."""
 
     _kind = ""  # the registered sketch kind ('ecm', 'eh', ...) that from_bytes decodes and merge merges
     _j: Any
+    _params: Dict[str, Any]
 
     @classmethod
     def _wrap(cls: Type[_S], jobj: Any) -> _S:
@@ -51,8 +61,35 @@ class _Sketch:
         return self
 
     def _attach(self, jobj: Any) -> None:
-        """Takes the JVM sketch."""
+        """Takes the JVM sketch and reads the parameters ``repr`` shows."""
         self._j = jobj
+        self._params = self._describe(jobj)
+
+    def _describe(self, jobj: Any) -> Dict[str, Any]:
+        """The parameters ``repr`` shows, read from the JVM sketch once (cheap accessors only: no
+        encoding). A family adds its own."""
+        spec = jobj.spec()
+        micros = bool(spec.tsMicros())
+        w = int(spec.window())
+        d: Dict[str, Any] = {"epsilon": float(jobj.epsilon())}
+        d["window"] = None if w == _I64_MAX else (_dt.timedelta(microseconds=w) if micros else w)
+        if bool(spec.countWindow()):
+            d["window_type"] = "count"
+        if micros:
+            d["timestamps"] = "timestamp"
+        depth = int(jobj.mergeDepth())
+        if depth:
+            d["merge_depth"] = depth
+        return d
+
+    def _repr_fields(self) -> Dict[str, Any]:
+        return self._params
+
+    def __repr__(self) -> str:
+        f = self._repr_fields()
+        keys = [k for k in _REPR_FIRST if k in f] + [k for k in f if k not in _REPR_FIRST and k not in _REPR_LAST] \
+            + [k for k in _REPR_LAST if k in f]
+        return f"{type(self).__name__}({', '.join(f'{k}={f[k]!r}' for k in keys)})"
 
     @classmethod
     def create(cls: Type[_S], *args: Any, **kwargs: Any) -> _S:
@@ -139,6 +176,7 @@ class _Buffered(_Sketch):
     """
 
     def _attach(self, jobj: Any) -> None:
+        self._params = self._describe(jobj)
         self._jo = jobj
         self._mic = bool(jobj.spec().tsMicros())
         self._cw = 1 if bool(jobj.spec().countWindow()) else 0
@@ -150,6 +188,9 @@ class _Buffered(_Sketch):
         self._fast = False                 # integer keys (or a counter) and all buffered weights 1
         self._cap = buffer_rows()          # rows buffered before a flush
         self._sync()
+
+    def _repr_fields(self) -> Dict[str, Any]:
+        return {**self._params, "pending": len(self._bt)}
 
     @property
     def _j(self) -> Any:

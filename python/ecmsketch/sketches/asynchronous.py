@@ -2,7 +2,7 @@
 and :class:`AsyncQuantile`."""
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional, Type, TypeVar, Union
+from typing import Any, Dict, Iterable, Optional, Type, TypeVar, Union
 
 import numpy as np
 
@@ -38,6 +38,13 @@ class _Async(_Sketch):
         t = -1 if tradeoff is None else as_jint(tradeoff, "tradeoff")
         self._attach(call(_jvm.api().asyncCreate, measure, micros, w, as_float(epsilon, "epsilon"),
                           as_float(delta, "delta"), as_int(seed, "seed"), as_flag(ids, "ids"), t))
+
+    def _describe(self, jobj: Any) -> Dict[str, Any]:
+        d = super()._describe(jobj)
+        d["delta"] = float(jobj.delta())
+        if bool(jobj.withIds()):
+            d["ids"] = True
+        return d
 
     @classmethod
     def merge(cls: Type[_A], sketches: Iterable[Any]) -> _A:
@@ -83,6 +90,12 @@ class AsyncSum(_Async):
         measure = "count" if as_flag(count, "count") else "sum"
         self._build(measure, epsilon, delta, window, timestamps, seed, ids, tradeoff)
 
+    def _describe(self, jobj: Any) -> Dict[str, Any]:
+        d = super()._describe(jobj)
+        if str(jobj.measureName()) == "count":
+            d["count"] = True
+        return d
+
     def add(self, value: int, ts: TimeLike, id: Optional[Key] = None) -> None:
         """Adds weight ``value`` (a positive int; 1 for a count sketch) at ``ts``, in any order."""
         if ts is None:
@@ -100,11 +113,6 @@ class AsyncSum(_Async):
     def sum(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
         """Estimated sum (count) of the distinct elements in ``(now - range, now]``."""
         return float(call(_jvm.api().asyncSum, self._j, *self._rn(range, now)))
-
-    def __repr__(self) -> str:
-        i = self.info()
-        return (f"AsyncSum(measure={i['measure']}, window={i['window']}, epsilon={i['epsilon']}, delta={i['delta']}, "
-                f"retained={i['retained']}, total_weight={i['total_weight']})")
 
 
 class AsyncQuantile(_Async):
@@ -146,8 +154,3 @@ class AsyncQuantile(_Async):
         out = call(_jvm.api().asyncQuantiles, self._j, jpype.JArray(jpype.JDouble)(qs), *self._rn(range, now))
         res = [None if v is None else float(v) for v in out]
         return res[0] if single else res
-
-    def __repr__(self) -> str:
-        i = self.info()
-        return (f"AsyncQuantile(window={i['window']}, epsilon={i['epsilon']}, delta={i['delta']}, "
-                f"retained={i['retained']}, total_weight={i['total_weight']})")

@@ -2,7 +2,7 @@
 wave (:class:`DetWave`)."""
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Optional, Type, TypeVar
+from typing import Any, Dict, Iterable, List, Optional, Type, TypeVar
 
 from .. import SketchError
 from .. import _jvm
@@ -72,11 +72,6 @@ class ExpHistogram(_Counter):
         self._attach(call(_jvm.api().ehCreate, window_type == "count", micros, window_ticks(window, micros),
                           as_float(epsilon, "epsilon"), levels(merge_levels)))
 
-    def __repr__(self) -> str:
-        i = self.info()
-        return (f"ExpHistogram(window={i['window']}, epsilon={i['epsilon']}, merge_depth={i['merge_depth']}, "
-                f"error_bound={i['error_bound']:.4g}, total_weight={i['total_weight']})")
-
 
 class DetWave(_Counter):
     """A deterministic wave: counts arrivals (or, with values, sums them: the sum wave) over a
@@ -93,12 +88,13 @@ class DetWave(_Counter):
         self._attach(call(_jvm.api().dwCreate, window_type == "count", micros, window_ticks(window, micros),
                           as_float(epsilon, "epsilon"), levels(merge_levels), arrivals(max_arrivals)))
 
+    def _describe(self, jobj: Any) -> Dict[str, Any]:
+        d = super()._describe(jobj)
+        u = int(jobj.maxArrivals())
+        d["max_arrivals"] = None if u == _I64_MAX else u
+        return d
+
     @property
     def max_arrivals(self) -> Optional[int]:
         """The bound on the weight in any window, or None when unbounded."""
-        return self.info()["max_arrivals"]
-
-    def __repr__(self) -> str:
-        i = self.info()
-        return (f"DetWave(window={i['window']}, epsilon={i['epsilon']}, max_arrivals={i['max_arrivals']}, "
-                f"merge_depth={i['merge_depth']}, error_bound={i['error_bound']:.4g}, total_weight={i['total_weight']})")
+        return self._params["max_arrivals"]

@@ -41,6 +41,17 @@ class DecayedSketch(_Sketch):
                           as_float(constant, "constant"), as_int(max_weight, "max_weight"), res, as_int(seed, "seed"),
                           micros))
 
+    def _describe(self, jobj: Any) -> Dict[str, Any]:
+        d = super()._describe(jobj)
+        del d["window"]  # no window: the decay weighs every age
+        params = jobj.params()
+        d["delta"] = float(params.delta())
+        decay = params.decay()
+        if bool(decay.isDefined()):
+            d["decay"] = str(decay.get().name())
+            d["decay_param"] = float(decay.get().param())
+        return d
+
     def _ids(self, ids: Any, ws: np.ndarray, vs: np.ndarray, ts: np.ndarray) -> Any:
         api = _jvm.api()
         import jpype
@@ -116,7 +127,3 @@ class DecayedSketch(_Sketch):
     def merge(cls, sketches: Iterable[Union["DecayedSketch", bytes, bytearray]]) -> "DecayedSketch":
         """Lossless n-way merge (equal parameters and seed); an id several inputs saw counts once."""
         return cls._wrap(_merge_all(cls, sketches))
-
-    def __repr__(self) -> str:
-        i = self.info()
-        return f"DecayedSketch(epsilon={i['epsilon']}, delta={i['delta']}, total_weight={i['total_weight']})"

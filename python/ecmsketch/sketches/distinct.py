@@ -1,7 +1,7 @@
 """The sliding-window distinct count (:class:`DistinctSketch`)."""
 from __future__ import annotations
 
-from typing import Any, Iterable, Optional, Union
+from typing import Any, Dict, Iterable, Optional, Union
 
 from .. import SketchError
 from .. import _jvm
@@ -27,6 +27,11 @@ class DistinctSketch(_Sketch):
         self._attach(call(_jvm.api().distinctCreate, window_type == "count", micros, window_ticks(window, micros),
                           as_float(epsilon, "epsilon"), as_float(delta, "delta"), as_int(seed, "seed")))
 
+    def _describe(self, jobj: Any) -> Dict[str, Any]:
+        d = super()._describe(jobj)
+        d["delta"] = float(jobj.delta())
+        return d
+
     def add(self, value: Key, ts: TimeLike) -> None:
         """Records an occurrence of ``value`` (str, bytes or int) at ``ts`` (non-decreasing)."""
         t = time_ticks(ts, self._micros, "ts")
@@ -51,8 +56,3 @@ class DistinctSketch(_Sketch):
     def merge(cls, sketches: Iterable[Union["DistinctSketch", bytes, bytearray]]) -> "DistinctSketch":
         """Lossless merge of sketches (or their bytes) with equal epsilon, delta and seed."""
         return cls._wrap(_merge_all(cls, sketches))
-
-    def __repr__(self) -> str:
-        i = self.info()
-        return (f"DistinctSketch(window={i['window']}, epsilon={i['epsilon']}, delta={i['delta']}, "
-                f"instances={i['wave_instances']}, total_weight={i['total_weight']})")

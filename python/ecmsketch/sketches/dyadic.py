@@ -47,6 +47,13 @@ class DyadicSketch(_Sketch):
                           levels(merge_levels), as_int(seed, "seed"), cell, as_jint(universe_bits, "universe_bits"),
                           as_jint(candidates, "candidates")))
 
+    def _describe(self, jobj: Any) -> Dict[str, Any]:
+        d = super()._describe(jobj)
+        d["delta"] = float(jobj.requestedDelta())
+        d["universe_bits"] = int(jobj.universeBits())
+        d["cell"] = str(jobj.level(0).cellName())
+        return d
+
     @property
     def _doubles(self) -> bool:
         return int(self._j.keyDomain()) == 4
@@ -165,8 +172,3 @@ class DyadicSketch(_Sketch):
     def merge(cls, sketches: Iterable[Union["DyadicSketch", bytes, bytearray]]) -> "DyadicSketch":
         """Order-preserving n-way merge (one merge level) of dyadic sketches or their bytes."""
         return cls._wrap(_merge_all(cls, sketches))
-
-    def __repr__(self) -> str:
-        i = self.info()
-        return (f"DyadicSketch(universe_bits={i['universe_bits']}, key_type={i['key_type']}, window={i['window']}, "
-                f"epsilon={i['epsilon']}, merge_depth={i['merge_depth']}, total_weight={i['total_weight']})")

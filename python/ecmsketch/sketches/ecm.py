@@ -1,7 +1,7 @@
 """The ECM-sketch (:class:`EcmSketch`): a Count-Min array of sliding-window counters."""
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Optional, Union
+from typing import Any, Dict, Iterable, List, Optional, Union
 
 import numpy as np
 
@@ -71,6 +71,12 @@ class EcmSketch(_Buffered):
             j = call(_jvm.api().ecmCreateCell, window_type == "count", micros, w, eps, d,
                      optimize_for, levels(merge_levels), as_int(seed, "seed"), cell, arrivals(max_arrivals))
         self._attach(j)
+
+    def _describe(self, jobj: Any) -> Dict[str, Any]:
+        d = super()._describe(jobj)
+        d["delta"] = float(jobj.delta())
+        d["cell"] = str(jobj.cellName())
+        return d
 
     def add(self, key: Key, ts: TimeLike, value: int = 1) -> None:
         """Adds weight ``value`` for ``key`` at ``ts`` (non-decreasing across calls)."""
@@ -149,8 +155,3 @@ class EcmSketch(_Buffered):
         (time spans that do not overlap) are laid side by side at the depth of the deepest one
         (docs/DESIGN.md, "Time-disjoint merges")."""
         return cls._wrap(_merge_all(cls, sketches))
-
-    def __repr__(self) -> str:
-        i = self.info()
-        return (f"EcmSketch(cell={i['cell_kind']}, window={i['window']}, epsilon={i['epsilon']}, {i['width']}x{i['depth']}, "
-                f"merge_depth={i['merge_depth']}, error_bound={i['error_bound']:.4g}, total_weight={i['total_weight']})")
