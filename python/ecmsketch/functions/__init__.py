@@ -10,7 +10,8 @@ Windows and ranges: for a TIMESTAMP ``ts`` give a ``datetime.timedelta`` or a st
 ``now`` is a ``datetime`` or an int accordingly. Rows with a NULL key, ts or value are skipped.
 
 The wrappers live in one private module per sketch family and are re-exported here, where they
-belong (their ``__module__`` is ``ecmsketch.functions``).
+belong (their ``__module__`` is ``ecmsketch.functions``). Their examples run as doctests in the test
+suite; they assume ``spark``, a SparkSession built with :func:`ecmsketch.configure`.
 """
 from __future__ import annotations
 
