@@ -1,6 +1,5 @@
 """Distributed threshold monitoring over ECM-sketches with the geometric method (ECM-sketch §6.2,
-journal Lemma 2; spec §5.11). No Spark: it runs on the bytes-level
-:class:`~ecmsketch.EcmSketch`.
+journal Lemma 2). No Spark: it runs on the bytes-level :class:`~ecmsketch.EcmSketch`.
 
 The pieces:
 

@@ -35,7 +35,7 @@ def water_level(levels: np.ndarray, radius: float) -> float:
 def self_join_extrema(center: np.ndarray, radius: float) -> Tuple[float, float]:
     """Min and max of F(V) = min_j ||V_j||^2 over the ball ||V - center|| <= radius (Frobenius norm;
     rows j of the d x w matrix ``center``): min_j max(0, rho_j - radius)^2 and lambda^2 with
-    sum_j max(0, lambda - rho_j)^2 = radius^2, rho_j = ||center_j|| (spec §5.11)."""
+    sum_j max(0, lambda - rho_j)^2 = radius^2, rho_j = ||center_j||."""
     c = np.asarray(center, dtype=np.float64)
     if c.ndim != 2:
         raise SketchError(f"center must be a d x w matrix, got shape {c.shape}")

@@ -163,8 +163,9 @@ class Protocol:
 
 
 class ThresholdMonitor(Protocol):
-    """Is F(global sketch over the range) >= threshold? The geometric method (spec §5.11): see the
-    module docstring. ``step()`` after every update batch; ``above`` is the coordinator's answer."""
+    """Is F(global sketch over the range) >= threshold? The geometric method: see the
+    :mod:`ecmsketch.monitor` docstring. ``step()`` after every update batch; ``above`` is the
+    coordinator's answer."""
 
     def __init__(self, cluster: Cluster, threshold: float, range: int, function: Any = None, *,
                  delta: str = "stored", weights: str = "traffic"):
@@ -223,7 +224,7 @@ class RelativeMonitor(Protocol):
     min_i (rho_i + n d[i]) <= sqrt(F0/(1-theta)) and min_i (rho_i - n d[i]) >= sqrt(F0/(1+theta)).
     Here n d is written as the weighted average of the d_j / w_j (the site weights w_j as in
     :class:`ThresholdMonitor`). Each site tests a local condition on its own d_j / w_j that implies
-    them (the seeds leave this open; spec §5.11): the first is implied by the linear one
+    them (the lemma leaves them open): the first is implied by the linear one
     rho_{i*} + d[i*] / w_j <= U for the fixed row i* = argmin rho, which holds for the average when
     it holds at every site; the second is concave in d, so it holds for the average when it holds at
     every site."""
