@@ -1,6 +1,7 @@
 """The examples in the docstrings of ecmsketch.functions run, with a real SparkSession, and print
 exactly what they show. Every public function has examples (and a numpydoc docstring with
-Parameters, Returns and a versionadded line)."""
+Parameters, Returns and a versionadded line). So do the examples of the sketch classes, which need
+no Spark."""
 from __future__ import annotations
 
 import doctest
@@ -43,3 +44,24 @@ def test_function_examples_run(spark, name):
     result = runner.summarize(verbose=False)
     assert result.failed == 0, "".join(out)
     assert result.attempted >= 3, name
+
+
+# ------------------------------------------------------------------ the sketch classes (no Spark)
+
+
+def sketch_classes() -> list:
+    import ecmsketch.sketches as S
+    return [getattr(S, n) for n in S.__all__ if inspect.isclass(getattr(S, n))]
+
+
+@pytest.mark.parametrize("cls", sketch_classes(), ids=lambda c: c.__name__)
+def test_sketch_class_examples_run(cls):
+    tests = docstring_tests(cls, f"ecmsketch.{cls.__name__}", {})
+    assert tests, f"{cls.__name__} has no examples"
+    out: list = []
+    runner = doctest.DocTestRunner(optionflags=FLAGS)
+    for t in tests:
+        runner.run(t, out=out.append)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, "".join(out)
+    assert result.attempted >= 4, cls.__name__

@@ -78,7 +78,16 @@ class AsyncSum(_Async):
     """The Xu-Tirthapura-Busch sum (or count) sketch: positive integer weights added in any timestamp
     order; ``sum`` over any range within the window is within ``epsilon`` relative error with
     probability >= 1 - ``delta``. Elements are identified by (value, ts), or (id, value, ts) with
-    ``ids=True``; an identity added twice (here or at another site) counts once."""
+    ``ids=True``; an identity added twice (here or at another site) counts once.
+
+    Examples
+    --------
+    >>> from ecmsketch import AsyncSum
+    >>> a = AsyncSum(window=100)
+    >>> a.add_many([3, 2, 4], [5, 1, 3])  # weights and timestamps, in any order
+    >>> a.sum(), a.sum(range=3, now=5)
+    (9.0, 7.0)
+    """
 
     _measures = ("sum", "count")
 
@@ -118,7 +127,16 @@ class AsyncSum(_Async):
 class AsyncQuantile(_Async):
     """The Xu-Tirthapura-Busch median sketch for any quantile: float values added in any timestamp
     order; ``quantile(q)`` over any range has rank within ``epsilon`` times the range's count of
-    ``q`` times it, with probability >= 1 - ``delta``."""
+    ``q`` times it, with probability >= 1 - ``delta``.
+
+    Examples
+    --------
+    >>> from ecmsketch import AsyncQuantile
+    >>> q = AsyncQuantile(window=100)
+    >>> q.add_many([4.0, 1.0, 3.0, 2.0, 5.0], [5, 1, 3, 2, 4])
+    >>> q.quantile(0.5), q.quantile([0.0, 1.0])
+    (3.0, [1.0, 5.0])
+    """
 
     _measures = ("quantile",)
 

@@ -60,7 +60,16 @@ class _Counter(_Buffered):
 
 class ExpHistogram(_Counter):
     """An exponential histogram: counts arrivals (or sums weights) over a sliding window with a
-    deterministic relative error bound."""
+    deterministic relative error bound.
+
+    Examples
+    --------
+    >>> from ecmsketch import ExpHistogram
+    >>> h = ExpHistogram(epsilon=0.1, window=10)
+    >>> h.add_many([1, 2, 4, 7])
+    >>> h.count(), h.count(range=4)
+    (4.0, 2.0)
+    """
 
     _kind = "eh"
 
@@ -75,7 +84,16 @@ class ExpHistogram(_Counter):
 
 class DetWave(_Counter):
     """A deterministic wave: counts arrivals (or, with values, sums them: the sum wave) over a
-    sliding window with a deterministic relative error bound and O(1) worst-case time per update."""
+    sliding window with a deterministic relative error bound and O(1) worst-case time per update.
+
+    Examples
+    --------
+    >>> from ecmsketch import DetWave
+    >>> w = DetWave(epsilon=0.1, window=10)
+    >>> w.add_many([1, 2, 4, 7], [1, 1, 2, 3])  # the sum wave: timestamps and weights
+    >>> w.count(), w.count(range=4)
+    (7.0, 5.0)
+    """
 
     _kind = "dwave"
 

@@ -20,7 +20,16 @@ class DecayedSketch(_Sketch):
     counts once however often, and at however many sites, it is seen. Built without ``decay`` (the
     general sketch), it takes the decay at query time: ``'window'`` (param W: ages < W count fully),
     ``'exp'`` (param = half-life), ``'poly'`` (param = alpha). Built with one, queries use that decay
-    (the decay arguments may be omitted)."""
+    (the decay arguments may be omitted).
+
+    Examples
+    --------
+    >>> from ecmsketch import DecayedSketch
+    >>> d = DecayedSketch()  # the general sketch: the decay is chosen at query time
+    >>> d.add_many([1, 1, 1], [0, 10, 20])
+    >>> d.sum("exp", 10), d.sum("window", 15)  # half-life 10: 1 + 1/2 + 1/4; ages below 15: two rows
+    (1.75, 2.0)
+    """
 
     _kind = "decayed"
 

@@ -15,7 +15,16 @@ __all__ = ["DistinctSketch"]
 class DistinctSketch(_Sketch):
     """Sliding-window distinct count (randomized waves over the values): the number of distinct values
     whose latest occurrence lies in ``(now - range, now]``, within ``epsilon`` relative error with
-    probability ``1 - delta``. Merges across sites are lossless."""
+    probability ``1 - delta``. Merges across sites are lossless.
+
+    Examples
+    --------
+    >>> from ecmsketch import DistinctSketch
+    >>> d = DistinctSketch(window=100)
+    >>> d.add_many(["u1", "u2", "u1", "u3"], [1, 2, 3, 4])
+    >>> d.count(), d.count(range=2)
+    (3.0, 2.0)
+    """
 
     _kind = "distinct"
 

@@ -20,7 +20,16 @@ class DyadicSketch(_Sketch):
     heavy hitters, top-k, range counts, ranks and quantiles over any range within the window, mergeable
     order-preservingly across sites. The key type is fixed by the first key added. str and bytes keys
     are counted by fingerprint, with a table of candidate keys so that heavy hitters and top-k return
-    the keys themselves; ranges, ranks and quantiles of them are refused (no meaningful order)."""
+    the keys themselves; ranges, ranks and quantiles of them are refused (no meaningful order).
+
+    Examples
+    --------
+    >>> from ecmsketch import DyadicSketch
+    >>> s = DyadicSketch(window=100, universe_bits=8)
+    >>> s.add_many([5, 3, 5, 9, 5, 3, 1, 5], range(1, 9))
+    >>> [t["key"] for t in s.top_k(2)], s.quantile(0.5), s.rank(3)
+    ([5, 3], 5, 3.0)
+    """
 
     _kind = "dyadic"
 

@@ -22,6 +22,20 @@ class EcmSketch(_Buffered):
 
     Single ``add`` calls are buffered in Python and sent to the JVM in batches, flushed before any
     read (queries, ``to_bytes``, merges, ``info``): the answers and bytes are those of adding one by one.
+
+    Examples
+    --------
+    >>> from ecmsketch import EcmSketch
+    >>> sk = EcmSketch(epsilon=0.1, window=100)
+    >>> for key, ts in [("a", 1), ("b", 2), ("a", 3)]:
+    ...     sk.add(key, ts)
+    >>> sk  # two adds wait in the buffer
+    EcmSketch(epsilon=0.1, delta=0.01, window=100, cell='eh', pending=2)
+    >>> sk.point("a"), sk.point("a", range=1), sk.total()
+    (2.0, 1.0, 3.0)
+    >>> merged = EcmSketch.merge([sk, EcmSketch.from_bytes(sk.to_bytes())])
+    >>> merged.point("a"), merged.merge_depth
+    (4.0, 1)
     """
 
     _kind = "ecm"
