@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 import subprocess
 import sys
 
@@ -58,6 +59,19 @@ def test_sketch_classes_load_on_first_access():
                      "from ecmsketch import DecayedSketch, AsyncQuantile\n"
                      "print('ecmsketch.sketches' in sys.modules, DecayedSketch.__name__)\n")
     assert out.split() == ["False", "False", "True", "DecayedSketch"]
+
+
+def test_pyproject_lists_every_package():
+    """The wheel ships what pyproject.toml's explicit packages list names: every directory of the
+    package with an __init__.py must be in it (sketches, monitor and functions are packages)."""
+    with open(os.path.join(ROOT, "pyproject.toml")) as f:
+        text = f.read()
+    listed = set(re.findall(r'"([^"]+)"', re.search(r"^packages = \[(.*?)\]", text, re.M | re.S).group(1)))
+    python = os.path.join(ROOT, "python")
+    found = {os.path.relpath(d, python).replace(os.sep, ".")
+             for d, _, files in os.walk(os.path.join(python, "ecmsketch")) if "__init__.py" in files}
+    assert {"ecmsketch", "ecmsketch.sketches", "ecmsketch.monitor", "ecmsketch.functions"} <= found
+    assert found <= listed, sorted(found - listed)
 
 
 # ------------------------------------------------------------------ construction
