@@ -196,6 +196,10 @@ def test_a_batch_is_not_a_single_key():
 
 
 def test_every_sketch_class_converts_keys_through_jvm_keys(monkeypatch):
+    import importlib
+    import pkgutil
+    import sys
+
     import ecmsketch.sketches as sketches
 
     calls = []
@@ -204,7 +208,13 @@ def test_every_sketch_class_converts_keys_through_jvm_keys(monkeypatch):
         calls.append((what, single))
         return _convert.jvm_keys(keys, what, single=single)
 
-    monkeypatch.setattr(sketches, "jvm_keys", spy)
+    # every module of the package that calls jvm_keys (one per sketch family) calls the spy
+    modules = [sketches] + [importlib.import_module(f"{sketches.__name__}.{m.name}")
+                            for m in pkgutil.iter_modules(sketches.__path__)]
+    patched = [m.__name__ for m in modules if hasattr(m, "jvm_keys")]
+    assert {"ecmsketch.sketches.ecm", "ecmsketch.sketches.distinct"} <= set(patched), patched
+    for name in patched:
+        monkeypatch.setattr(sys.modules[name], "jvm_keys", spy)
     e = EcmSketch.create(window=100)
     e.add("a", 1)
     e.add_many(["a", "b"], [2, 3])

@@ -3,22 +3,30 @@
 * :func:`configure` adds the bundled jar and the SQL extension to a ``SparkSession.Builder``;
   :func:`register` registers the SQL functions on a running session.
 * :mod:`ecmsketch.functions` has typed PySpark wrappers for every SQL function.
-* :class:`EcmSketch`, :class:`ExpHistogram`, :class:`DetWave` and :class:`DistinctSketch` read,
-  query and merge serialized sketches without Spark (through JPype).
+* The sketch classes :class:`EcmSketch`, :class:`ExpHistogram`, :class:`DetWave`,
+  :class:`DistinctSketch`, :class:`DyadicSketch`, :class:`AsyncSum`, :class:`AsyncQuantile` and
+  :class:`DecayedSketch` build, read, query and merge serialized sketches without Spark (through
+  JPype). They live in :mod:`ecmsketch.sketches` and are imported from there on first use.
 """
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 __version__ = "0.2.0"
 
 #: The class to put in ``spark.sql.extensions``.
 EXTENSION_CLASS = "ecmsketch.spark.EcmSketchExtensions"
 
+#: The sketch classes of :mod:`ecmsketch.sketches`, importable from here (loaded on first access,
+#: so that ``import ecmsketch`` stays light).
+_SKETCH_CLASSES = ("EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch", "DyadicSketch", "AsyncSum",
+                   "AsyncQuantile", "DecayedSketch")
+
 __all__ = [
     "configure", "register", "jar_path", "spark_jar_path", "scala_binary_for", "SUPPORTED_SPARK", "EXTENSION_CLASS",
-    "SketchError", "EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch",
+    "SketchError", "EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch", "DyadicSketch", "AsyncSum",
+    "AsyncQuantile", "DecayedSketch",
 ]
 
 
@@ -115,11 +123,16 @@ def register(spark: Any) -> None:
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch"):
+    if name in _SKETCH_CLASSES:
         from . import sketches
         return getattr(sketches, name)
-    raise AttributeError(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | set(_SKETCH_CLASSES))
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .sketches import DetWave, DistinctSketch, EcmSketch, ExpHistogram  # noqa: F401
+    from .sketches import (AsyncQuantile, AsyncSum, DecayedSketch, DetWave, DistinctSketch,  # noqa: F401
+                           DyadicSketch, EcmSketch, ExpHistogram)

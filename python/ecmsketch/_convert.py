@@ -1,5 +1,5 @@
 """Conversions between Python values and the Java types of the JVM facade ``ecmsketch.api.PyApi``,
-with the validation that goes with them. The sketch classes (``sketches.py``) call only these.
+with the validation that goes with them. The sketch classes (package ``sketches``) call only these.
 
 Keys (and the values of a distinct-count sketch) go through one function, :func:`jvm_keys`, for a
 single key and for a batch alike: it decides the key type once (``Longs``, ``Strings`` or
@@ -81,6 +81,30 @@ def as_int(x: Any, what: str, lo: int = I64_MIN, hi: int = I64_MAX) -> int:
             raise not_bigint(what, v)
         raise SketchError(f"{what} must be in [{lo}, {hi}], got {v}")
     return v
+
+
+def as_float(x: Any, what: str) -> float:
+    """A real number (int, float or numpy number) as a float; a bool, a string or anything else is
+    refused naming ``what`` (the JVM checks the range each parameter takes)."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise SketchError(f"{what} must be a number, got {x!r}")
+    return float(x)
+
+
+def as_flag(x: Any, what: str) -> bool:
+    """A bool (Python or numpy); anything else (1, 'yes', None) is refused naming ``what``."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise SketchError(f"{what} must be True or False, got {x!r}")
+    return bool(x)
+
+
+def as_option(x: Any, what: str, *choices: str) -> str:
+    """A string option. Anything but a string is refused naming ``what`` and ``choices``; the value of
+    a string is checked by the JVM (whose messages say more, e.g. why a cell kind is refused)."""
+    if not isinstance(x, str):
+        names = ", ".join(repr(c) for c in choices[:-1]) + f" or {choices[-1]!r}" if len(choices) > 1 else repr(choices[0])
+        raise SketchError(f"{what} must be {names}, got {x!r}")
+    return x
 
 
 def as_jint(x: Any, what: str) -> int:
