@@ -74,7 +74,7 @@ class Cluster:
         return site
 
     def sketch_bytes(self, site: int) -> bytes:
-        """The site's sketch as shipped (format v1 bytes; cached until the site's next batch)."""
+        """The site's sketch as shipped (its bytes as `to_bytes` writes them; cached until the site's next batch)."""
         site = self._site(site)
         b = self._bytes[site]
         if b is None:

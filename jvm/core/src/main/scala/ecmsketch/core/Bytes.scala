@@ -22,22 +22,48 @@ final class ByteWriter(initial: Int = 256) {
     while ((x & ~0x7FL) != 0L) { buf(n) = ((x & 0x7F) | 0x80).toByte; n += 1; x >>>= 7 }
     buf(n) = x.toByte; n += 1
   }
+  /** Appends the CRC32C of every byte written so far (u32, little-endian). */
+  def putChecksum(): Unit = putInt(Checksum.crc32c(buf, 0, n))
   def toByteArray: Array[Byte] = java.util.Arrays.copyOf(buf, n)
+}
+
+/** CRC32C (Castagnoli, `java.util.zip.CRC32C`) of byte ranges: the integrity check of format version 4
+  * and of checksummed partial-aggregate bundles (docs/FORMAT.md).
+  */
+object Checksum {
+  def crc32c(b: Array[Byte], from: Int, until: Int): Int = {
+    val crc = new java.util.zip.CRC32C()
+    crc.update(b, from, until - from)
+    crc.getValue.toInt
+  }
+
+  /** The u32 stored little-endian at `at`. */
+  def stored(b: Array[Byte], at: Int): Int =
+    (b(at) & 0xFF) | (b(at + 1) & 0xFF) << 8 | (b(at + 2) & 0xFF) << 16 | (b(at + 3) & 0xFF) << 24
+
+  /** The message of a mismatch, after `prefix` ("corrupt sketch: ", "corrupt partial aggregate: "). */
+  def mismatch(prefix: String, stored: Int, computed: Int, length: Int): String =
+    f"${prefix}checksum mismatch (stored 0x$stored%08x, computed 0x$computed%08x over $length%d bytes): " +
+      "the bytes changed after they were written"
 }
 
 /** A bounds-checked reader: every read that runs past the end, and every malformed varint, fails
   * with a [[SketchException]] naming the field and the byte offset (never an index exception).
   */
-final class ByteReader(val bytes: Array[Byte]) {
+final class ByteReader(val bytes: Array[Byte], limit: Int) {
   SketchException.require(bytes != null, "sketch bytes are null")
+  SketchException.require(limit >= 0 && limit <= bytes.length, s"read limit $limit outside [0, ${bytes.length}]")
   private var pos = 0
 
+  /** A reader of all of `bytes`. */
+  def this(bytes: Array[Byte]) = this(bytes, if (bytes == null) 0 else bytes.length)
+
   def position: Int = pos
-  def remaining: Int = bytes.length - pos
+  def remaining: Int = limit - pos
 
   private def need(k: Int, what: String): Unit =
-    if (k > bytes.length - pos)
-      throw new SketchException(s"corrupt sketch: truncated at byte $pos while reading $what (${bytes.length} bytes in all)")
+    if (k > limit - pos)
+      throw new SketchException(s"corrupt sketch: truncated at byte $pos while reading $what ($limit bytes in all)")
 
   def getByte(what: String): Int = { need(1, what); val v = bytes(pos) & 0xFF; pos += 1; v }
   def getShort(what: String): Int = { need(2, what); val v = (bytes(pos) & 0xFF) | ((bytes(pos + 1) & 0xFF) << 8); pos += 2; v }
@@ -75,5 +101,5 @@ final class ByteReader(val bytes: Array[Byte]) {
     v
   }
   def expectEnd(): Unit =
-    if (pos != bytes.length) throw new SketchException(s"corrupt sketch: ${bytes.length - pos} trailing bytes after byte $pos")
+    if (pos != limit) throw new SketchException(s"corrupt sketch: ${limit - pos} trailing bytes after byte $pos")
 }

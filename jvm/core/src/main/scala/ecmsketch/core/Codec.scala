@@ -1,7 +1,5 @@
 package ecmsketch.core
 
-import java.util.zip.CRC32C
-
 /** Binary format, versions 1 to 4 (docs/FORMAT.md): the common header of every sketch kind, then the kind's body
   * ([[SketchKind.encodeBody]]); the kind and cell-kind ids come from the [[Registry]].
   *
@@ -50,16 +48,16 @@ object Codec {
     out.putInt(0) // the checksum, patched by encode once the body is written
   }
 
-  /** CRC32C of every byte of a version-4 sketch but the checksum field itself. */
-  def checksum(b: Array[Byte]): Int = {
-    val crc = new CRC32C()
+  /** CRC32C of every byte of a version-4 sketch (at least [[ChecksumHeaderSize]] bytes) but the checksum
+    * field itself.
+    */
+  private[ecmsketch] def checksum(b: Array[Byte]): Int = {
+    SketchException.require(b.length >= ChecksumHeaderSize, s"a version-$ChecksumVersion sketch has at least $ChecksumHeaderSize bytes, got ${b.length}")
+    val crc = new java.util.zip.CRC32C()
     crc.update(b, 0, ChecksumOffset)
     crc.update(b, ChecksumHeaderSize, b.length - ChecksumHeaderSize)
     crc.getValue.toInt
   }
-
-  private def storedChecksum(b: Array[Byte]): Int =
-    (b(ChecksumOffset) & 0xFF) | (b(ChecksumOffset + 1) & 0xFF) << 8 | (b(ChecksumOffset + 2) & 0xFF) << 16 | (b(ChecksumOffset + 3) & 0xFF) << 24
 
   /** Encodes a sketch of kind `kind` (format version 4). */
   def encode[S <: WindowSketch](kind: SketchKind[S], s: S): Array[Byte] = {
@@ -86,12 +84,20 @@ object Codec {
     if (b.length < ChecksumHeaderSize)
       throw new SketchException(s"corrupt sketch: ${b.length} bytes is too short for a version-$ChecksumVersion sketch " +
         s"(its header alone is $ChecksumHeaderSize bytes)")
-    val stored = storedChecksum(b)
+    val stored = Checksum.stored(b, ChecksumOffset)
     val computed = checksum(b)
-    if (stored != computed)
-      throw new SketchException(f"corrupt sketch: checksum mismatch (stored 0x$stored%08x, computed 0x$computed%08x over " +
-        s"${b.length} bytes): the bytes changed after they were written")
+    if (stored != computed) throw new SketchException(Checksum.mismatch("corrupt sketch: ", stored, computed, b.length))
   }
+
+  /** Whether `b` is a version-4 sketch whose version byte alone was changed (to an unknown version): its
+    * checksum matches with byte 4 read as 4. Such bytes are refused as corrupt, not as a newer release's.
+    */
+  private def damagedVersionByte(b: Array[Byte]): Boolean =
+    b.length >= ChecksumHeaderSize && {
+      val c = b.clone()
+      c(Magic.length) = ChecksumVersion.toByte
+      Checksum.stored(c, ChecksumOffset) == checksum(c)
+    }
 
   private def readCommon(in: ByteReader): SketchHeader = {
     if (in.remaining < 4) throw new SketchException(s"not an ecmsketch sketch: ${in.remaining} bytes is too short")
@@ -99,6 +105,9 @@ object Codec {
     if (!java.util.Arrays.equals(m, Magic))
       throw new SketchException("not an ecmsketch sketch: bad magic bytes " + m.map(b => f"${b & 0xFF}%02x").mkString)
     val version = in.getByte("format version")
+    if ((version < Version || version > MaxVersion) && damagedVersionByte(in.bytes))
+      throw new SketchException(s"corrupt sketch: checksum mismatch: the format version byte reads $version, and the " +
+        s"checksum matches version $ChecksumVersion's bytes (the byte changed after they were written)")
     if (version < Version || version > MaxVersion)
       throw new SketchException(s"unsupported sketch format version $version (this library reads versions $Version to $MaxVersion" +
         (if (version > MaxVersion) "; the sketch was written by a newer release of ecmsketch: read it with that release or a later one)" else ")"))

@@ -7,7 +7,7 @@ object SketchDescription {
   /** Field names in display order. Window is null when unbounded; first_ts/last_ts are null for an
     * empty sketch; fields that do not apply to a sketch or cell kind are null.
     */
-  val fields: Seq[String] = Seq("kind", "format_version", "checksum", "window_type", "window", "ts_unit", "epsilon", "delta",
+  val fields: Seq[String] = Seq("kind", "format_version", "window_type", "window", "ts_unit", "epsilon", "delta",
     "width", "depth", "cell_kind", "cell_epsilon", "cm_epsilon", "max_arrivals", "cell_delta", "wave_capacity",
     "wave_instances", "optimize_for", "key_type", "seed",
     "planned_merge_levels", "merge_depth", "error_bound", "point_error_bound", "inner_product_error_bound",
@@ -19,7 +19,9 @@ object SketchDescription {
     // decayed sketches
     "decay", "decay_param", "tau", "constant", "max_weight", "resolution", "stored_entries",
     // ECM-sketches with EH cells: the largest size the plan allows on any stream (what max_bytes bounds)
-    "max_size_bytes")
+    "max_size_bytes",
+    // whether the bytes carry a checksum (format version 4); last, so that the fields before keep their positions
+    "checksum")
 
   private val notApplicable: Map[String, Any] = Seq("cell_kind", "max_arrivals", "cell_delta", "wave_capacity", "wave_instances",
     "delta", "width", "depth", "cm_epsilon", "optimize_for", "key_type", "seed", "point_error_bound",

@@ -387,8 +387,9 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
     // a bundle holds at most MaxForeign + 1 runs (the limit [[Ingest.deserialize]] accepts): when this
     // aggregate's own runs and the runs it took over would exceed it, the latter are merged first
     if (foreign.size > 1 && local.size + foreign.size > MaxForeign + 1) mergeForeign(MaxForeign + 1 - local.size)
-    // version 2 only when a run may be a fine side run, which a version-1 reader cannot merge
-    Bundle.write(BundleMagic, if (holdsFine) BundleVersion else 1, local.map(ops.encode) ++ foreign) { out =>
+    // checksummed; version 4 only when a run may be a fine side run (3 otherwise), as 2 and 1 before
+    Bundle.write(BundleMagic, if (holdsFine) BundleVersion else ChecksumVersion, local.map(ops.encode) ++ foreign,
+        checksum = true) { out =>
       out.putVarLong(_dropped)
       out.putVarLong(_late)
       out.putVarLong(_droppedWeight)
@@ -411,10 +412,13 @@ object Ingest {
   final val Fanout = 16
   final val MaxForeign = 4096
   final val BundleMagic: Array[Byte] = "ECMB".getBytes("US-ASCII")
-  /** Bundle version written when a run may be a fine side run (else 1, the layout is the same);
-    * both versions are read.
+  /** Bundle version written when a run may be a fine side run (else [[ChecksumVersion]]; the layout is
+    * the same): a CRC32C of the other bytes ends the bundle. Versions 1 (main plan only) and 2 (fine side
+    * runs too), without the checksum, are read as well (streaming state of older releases).
     */
-  final val BundleVersion = 2
+  final val BundleVersion = 4
+  /** Bundle version of a checksummed bundle whose runs all have the aggregate's plan. */
+  final val ChecksumVersion = 3
 
   /** Late rows an ingest that has taken `seen` rows collects before building a side run: a quarter
     * of its rows, at least [[MinLate]], at most [[MaxLate]], so that many small groups (GROUP BY)
@@ -432,15 +436,18 @@ object Ingest {
   private final val Corrupt = "corrupt partial aggregate: "
 
   private def read[S <: WindowSketch](ops: SketchOps[S], window: Long, bytes: Array[Byte], salt: Long, prune: Boolean): Ingest[S] = {
-    val in = new ByteReader(bytes)
-    if (!java.util.Arrays.equals(Bundle.readMagic(in, "bundle"), BundleMagic)) throw new SketchException(Corrupt + "bad magic")
-    val v = in.getByte("bundle version")
-    if (v != 1 && v != BundleVersion)
-      throw new SketchException(s"${Corrupt}unknown bundle version $v (this build reads 1 and $BundleVersion" +
+    val head = new ByteReader(bytes)
+    if (!java.util.Arrays.equals(Bundle.readMagic(head, "bundle"), BundleMagic)) throw new SketchException(Corrupt + "bad magic")
+    val v = head.getByte("bundle version")
+    if (v < 1 || v > BundleVersion)
+      throw new SketchException(s"${Corrupt}unknown bundle version $v (this build reads 1 to $BundleVersion" +
         (if (v > BundleVersion) "; it was written by a newer release of ecmsketch)" else ")"))
+    // versions 3 and 4 end with a checksum, verified before any other field is read
+    val in = new ByteReader(bytes, if (v >= ChecksumVersion) Bundle.checkedEnd(bytes, Corrupt) else bytes.length)
+    in.getBytes(5, "bundle magic and version")
     val ing = new Ingest[S](ops, window, salt, prune)
     ing.foreign ++= Bundle.readParts(in, MaxForeign + 1, "run")
-    ing.foreignFine = v == BundleVersion
+    ing.foreignFine = v == 2 || v == BundleVersion
     ing._dropped = in.getVarLong("dropped rows")
     ing._late = in.getVarLong("late rows")
     ing._droppedWeight = in.getVarIn("dropped weight", 0, Long.MaxValue)

@@ -90,9 +90,10 @@ class ChecksumSuite extends AnyFunSuite {
     val byKind = scala.collection.mutable.Map.empty[String, Int].withDefaultValue(0)
     for ((name, b) <- sketches) {
       val n = b.length
-      // regions: header, checksum, body start, body middle, body end
-      val regions = Seq((0, 60), (60, 64), (64, math.min(n, 96)), (math.max(64, n / 2 - 16), math.min(n, n / 2 + 16)), (math.max(64, n - 16), n))
-        .filter { case (lo, hi) => hi > lo }
+      // regions: header, checksum, body start, body middle, body end (every sketch has a body)
+      val mid = (64 + n) / 2
+      val regions = Seq((0, 60), (60, 64), (64, math.min(n, 96)), (math.max(64, mid - 16), math.min(n, mid + 16)), (math.max(64, n - 16), n))
+      assert(regions.forall { case (lo, hi) => hi > lo }, s"$name: $n bytes")
       def at(r: (Int, Int)): Int = r._1 + rnd.nextInt(r._2 - r._1)
       for (r <- regions; k <- 0 until 6) {
         val i = at(r)
@@ -111,7 +112,66 @@ class ChecksumSuite extends AnyFunSuite {
       }
     }
     info(s"$mutants mutants of ${sketches.size} sketches (${sketches.map(_._2.length).min} to ${sketches.map(_._2.length).max} bytes), all refused")
-    assert(mutants >= 3000, s"only $mutants mutants")
-    assert(byKind.size == sketches.size && byKind.values.forall(_ >= 72), byKind)
+    assert(mutants == sketches.size * 180 && mutants >= 3000, s"$mutants mutants")
+    assert(byKind.size == sketches.size && byKind.values.forall(_ == 180), byKind)
+  }
+
+  /** `b` with its checksum computed again: a version-4 sketch whose fields were changed on purpose. */
+  private def resealed(b: Array[Byte]): Array[Byte] = {
+    val c = b.clone()
+    val crc = Codec.checksum(c)
+    (0 until 4).foreach(i => c(Codec.ChecksumOffset + i) = (crc >>> (8 * i)).toByte)
+    c
+  }
+
+  test("behind a matching checksum, version 4 still checks every field, and its own rules") {
+    // a field out of range is refused by its own check
+    val w = loadV4("eh").clone(); java.util.Arrays.fill(w, 8, 16, 0.toByte)
+    assert(refusal("eh", "window 0, resealed", resealed(w)).contains("window 0 is not positive"))
+    // randomized-wave instances of version 0.1.0's plan are read from versions 1 and 3 only: a
+    // version-4 writer plans the current instances
+    for ((name, planned) <- Seq("distinct-small" -> 3, "ecm-rwave" -> 3)) {
+      val old = load(s"legacy/$name-v0.1.0")
+      val asV4 = old.take(Codec.HeaderSize) ++ Array.fill[Byte](4)(0) ++ old.drop(Codec.HeaderSize)
+      asV4(4) = Codec.ChecksumVersion.toByte
+      asV4(7) = (asV4(7) | Codec.ChecksumFlag).toByte
+      val m = refusal(name, "0.1.0 instances in version 4", resealed(asV4))
+      assert(m.contains("format version 4 with") && m.contains(s"expected $planned"), m)
+    }
+    // segmented cells need no version of their own in version 4
+    assert(Codec.layoutVersion(Codec.decode(loadV4("ecm-eh-segmented"))) == 2)
+  }
+
+  test("a version byte changed to an unknown version is called corrupt, not a newer release's") {
+    for ((name, b) <- sketches; v <- Seq(0, 5, 12, 132)) {
+      val c = b.clone(); c(4) = v.toByte
+      val m = refusal(name, s"version $v", c)
+      assert(m.startsWith(s"corrupt sketch: checksum mismatch: the format version byte reads $v"), m)
+    }
+    // bytes that a newer release wrote (their checksum covers version byte 5) are refused as its
+    val newer = loadV4("eh").clone(); newer(4) = 5
+    val m = intercept[SketchException](Codec.decode(resealed(newer))).getMessage
+    assert(m.startsWith("unsupported sketch format version 5 (this library reads versions 1 to 4") && m.contains("newer release"), m)
+  }
+
+  test("partial bundles end with a checksum: every mutant is refused as a corrupt partial aggregate") {
+    val rnd = new Random(7)
+    val bundles = Seq(GoldenInputs.bundle(), GoldenInputs.bundleEmpty(), FormatVersionsSuite.bundleV2())
+    assert(bundles.map(_(4).toInt) == Seq(3, 3, 4))
+    var mutants = 0
+    for ((b, k) <- bundles.zipWithIndex; _ <- 0 until 200) {
+      val i = rnd.nextInt(b.length)
+      val m = rnd.nextInt(4) match {
+        case 0 => val c = b.clone(); c(i) = (c(i) ^ (1 << rnd.nextInt(8))).toByte; c
+        case 1 => val c = b.clone(); c(i) = (c(i) ^ (1 + rnd.nextInt(255))).toByte; c
+        case 2 => b.take(i)
+        case _ => b ++ Array.fill(1 + rnd.nextInt(8))(rnd.nextInt(256).toByte)
+      }
+      val (ops, window) = if (k < 2) (GoldenInputs.bundleOps, GoldenInputs.bundleSpec.window) else (FormatVersionsSuite.ops, FormatVersionsSuite.spec.window)
+      val e = intercept[SketchException](ecmsketch.ingest.Ingest.deserialize(ops, window, m).result())
+      assert(e.getMessage.startsWith("corrupt partial aggregate: ") || e.getMessage.startsWith("corrupt sketch: "), e.getMessage)
+      mutants += 1
+    }
+    assert(mutants == 600)
   }
 }

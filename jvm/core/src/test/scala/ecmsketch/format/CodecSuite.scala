@@ -132,8 +132,11 @@ class CodecSuite extends AnyFunSuite with DecodedChecks {
     assert(msg.contains("corrupt sketch"), msg)
     // wrong magic / version
     assert(refusal("NOPE....".getBytes).contains("not an ecmsketch sketch"))
-    val v5 = written.head.clone(); v5(4) = 5
+    val v5 = valid.head.clone(); v5(4) = 5
     assert(refusal(v5).contains("unsupported sketch format version 5"))
+    // in version 4 a changed version byte is found out by the checksum
+    val damaged = written.head.clone(); damaged(4) = 5
+    assert(refusal(damaged).contains("checksum mismatch: the format version byte reads 5"))
   }
 
   /** A partial aggregate of eh_agg with two runs and a dropped row, as Spark's partial merge writes it. */
@@ -165,11 +168,20 @@ class CodecSuite extends AnyFunSuite with DecodedChecks {
     }
     // a proper truncation can never decode: every field is needed
     for (len <- 0 until b.length) deserializeRefusal(b.take(len))
-    assert(deserializeRefusal(b ++ Array[Byte](0)).contains("trailing"))
+    assert(b(4) == 3 && deserializeRefusal(b ++ Array[Byte](0)).contains("checksum mismatch"))
+    // with the checksum (bundle version 3) every single-bit flip is refused when read
+    for (i <- b.indices; bit <- 0 until 8) {
+      val c = b.clone(); c(i) = (c(i) ^ (1 << bit)).toByte
+      deserializeRefusal(c)
+    }
+    // without it (version 1, as older releases wrote it), the fields are checked one by one
+    val plain = GoldenInputs.withoutChecksum(b)
+    assert(plain(4) == 1 && deserializeRefusal(plain ++ Array[Byte](0)).contains("trailing"))
     // every single-bit flip: refused when read (naming the bundle), refused when its runs are
     // decoded (naming the sketch), or a valid partial aggregate
     var refusedRead = 0; var refusedRuns = 0; var accepted = 0
-    for (i <- b.indices; bit <- 0 until 8) {
+    for (i <- plain.indices; bit <- 0 until 8) {
+      val b = plain
       val c = b.clone(); c(i) = (c(i) ^ (1 << bit)).toByte
       val ing = try Some(Ingest.deserialize(ops, spec.window, c)) catch {
         case e: SketchException =>
@@ -179,7 +191,8 @@ class CodecSuite extends AnyFunSuite with DecodedChecks {
       ing match {
         case None => refusedRead += 1
         case Some(x) =>
-          assert(java.util.Arrays.equals(Ingest.deserialize(ops, spec.window, c).serialize(), c), s"flip $i/$bit does not re-serialize")
+          assert(java.util.Arrays.equals(GoldenInputs.withoutChecksum(Ingest.deserialize(ops, spec.window, c).serialize()), c),
+            s"flip $i/$bit does not re-serialize")
           try { checkInvariants(x.result(), s"bundle with bit $bit of byte $i flipped"); accepted += 1 }
           catch {
             case e: SketchException =>
@@ -192,8 +205,8 @@ class CodecSuite extends AnyFunSuite with DecodedChecks {
           }
       }
     }
-    info(s"bundle of ${b.length} bytes: $refusedRead flips refused when read, $refusedRuns when its runs were decoded, $accepted accepted")
-    assert(refusedRead >= 40 && refusedRead + refusedRuns >= b.length * 8 / 2, s"$refusedRead + $refusedRuns of ${b.length * 8} refused")
+    info(s"bundle of ${plain.length} bytes without its checksum: $refusedRead flips refused when read, $refusedRuns when its runs were decoded, $accepted accepted")
+    assert(refusedRead >= 40 && refusedRead + refusedRuns >= plain.length * 8 / 2, s"$refusedRead + $refusedRuns of ${plain.length * 8} refused")
   }
 
   test("merge-aggregate buffers: round trip; truncations and magic/version flips refused naming the buffer") {

@@ -8,7 +8,7 @@ import ecmsketch.ingest.{Ingest, SketchOps}
 import ecmsketch.window.EhSketch
 
 /** Stored bytes of every format version stay readable, and newer versions are refused clearly:
-  *  - every golden sketch file (format v1, GoldenSuite) decodes and `sketch_info` describes it;
+  *  - every golden sketch file (formats 1, 3 and 4, GoldenSuite) decodes and `sketch_info` describes it;
   *  - the partial-aggregate bundle exists in versions 1 (golden bundle-ecmb) and 2 (a bundle that
   *    holds a fine side run, golden bundle-ecmb-v2 here); both are read, and their merged results
   *    are described and answer within their bound;
@@ -23,7 +23,7 @@ class FormatVersionsSuite extends AnyFunSuite {
   private val sketchFiles = Seq("eh", "eh-count", "eh-merged", "dwave", "dwave-overflow", "distinct-small",
     "distinct-full", "ecm-eh", "ecm-eh-micros", "ecm-eh-merged", "ecm-dwave", "ecm-dwave-u30", "ecm-rwave")
 
-  test("sketch_info describes every golden sketch of format v1, and v3 (randomized waves planned by version 0.2.0)") {
+  test("sketch_info describes every golden sketch of formats 1, 3 (randomized waves planned by version 0.2.0) and 4") {
     sketchFiles.foreach { name =>
       val b = load(name)
       val version = if (Set("distinct-small", "distinct-full", "ecm-rwave")(name)) 3 else 1
@@ -91,9 +91,9 @@ class FormatVersionsSuite extends AnyFunSuite {
     assert(m1.startsWith("unsupported sketch format version 5 (this library reads versions 1 to 4") && m1.contains("newer release"), m1)
     val old = load("ecm-eh").clone(); old(4) = 0
     assert(!refusal(SketchCodec.decode(old)).contains("newer"))
-    val bu = load("bundle-ecmb-v2").clone(); bu(4) = 3
+    val bu = load("bundle-ecmb-v2").clone(); bu(4) = 5
     val m2 = refusal(Ingest.deserialize(ops, spec.window, bu))
-    assert(m2.contains("unknown bundle version 3") && m2.contains("newer release"), m2)
+    assert(m2.contains("unknown bundle version 5 (this build reads 1 to 4") && m2.contains("newer release"), m2)
     val mb = load("bundle-ecmm").clone(); mb(4) = 2
     val m3 = refusal(MergeBuffer.deserialize(mb))
     assert(m3.contains("unknown merge buffer version 2") && m3.contains("newer release"), m3)

@@ -340,7 +340,7 @@ class GoldenSuite extends AnyFunSuite {
   test("golden bundle-ecmb (partial aggregate): decoded runs, counters and answers") {
     val b = load("bundle-ecmb")
     val ing = Ingest.deserialize(bundleOps, bundleSpec.window, b)
-    sameBytes("bundle-ecmb (re-encoded)", ing.serialize(), b)
+    sameBytes("bundle-ecmb (re-encoded)", withoutChecksum(ing.serialize()), b)
     val again = Ingest.deserialize(bundleOps, bundleSpec.window, b)
     assert(again.dropped == 1 && again.late == 0)
     val s = again.result()
@@ -360,7 +360,7 @@ class GoldenSuite extends AnyFunSuite {
   test("golden bundle-ecmb-empty: an empty partial aggregate") {
     val b = load("bundle-ecmb-empty")
     val ing = Ingest.deserialize(bundleOps, bundleSpec.window, b)
-    sameBytes("bundle-ecmb-empty (re-encoded)", ing.serialize(), b)
+    sameBytes("bundle-ecmb-empty (re-encoded)", withoutChecksum(ing.serialize()), b)
     val s = Ingest.deserialize(bundleOps, bundleSpec.window, b).result()
     assert(s.isEmpty && s.count == 0 && s.firstTs == Long.MaxValue && s.lastTs == Long.MinValue)
   }

@@ -464,15 +464,18 @@ class IngestSuite extends AnyFunSuite {
     info(f"$cases mixed merges, worst observed error / certified bound = $worst%.3f")
   }
 
-  test("partial bundle: version 2 round trip, version 1 still read, bad bytes refused with a clear message") {
+  test("partial bundle: version 4 round trip, versions 1 to 3 read, bad bytes refused with a clear message") {
     val sp = WindowSpec(countWindow = false, tsMicros = false, window = 1L << 40)
     val rnd = new Random(41)
     val d = sortedRows(rnd, 60000)
     val ops = ecmOps(2, sp)
     val ing = feed(ops, sp, d, shuffled(rnd, d.n))
     val bytes = ing.serialize()
-    assert(bytes(4) == 2, "an ingest with fine side runs writes bundle version 2")
-    assert(feed(ops, sp, d, Array.tabulate(d.n)(identity)).serialize()(4) == 1, "runs of the main plan only: version 1")
+    assert(bytes(4) == 4, "an ingest with fine side runs writes bundle version 4")
+    assert(feed(ops, sp, d, Array.tabulate(d.n)(identity)).serialize()(4) == 3, "runs of the main plan only: version 3")
+    // version 2: the same bundle without its checksum, as the previous release wrote it
+    val v2 = ecmsketch.format.GoldenInputs.withoutChecksum(bytes)
+    assert(v2(4) == 2 && java.util.Arrays.equals(SketchCodec.encode(Ingest.deserialize(ops, sp.window, v2).result()), SketchCodec.encode(ing.result())))
     val back = Ingest.deserialize(ops, sp.window, bytes)
     val a = ing.result(); val b = back.result()
     assert(java.util.Arrays.equals(SketchCodec.encode(a), SketchCodec.encode(b)))
@@ -492,8 +495,10 @@ class IngestSuite extends AnyFunSuite {
       assert(e.getMessage.startsWith("corrupt partial aggregate: ") || e.getMessage.contains(msg), e.getMessage)
       assert(e.getMessage.contains(msg), s"'${e.getMessage}' does not name '$msg'")
     }
-    val v3 = bytes.clone(); v3(4) = 3
-    refused(v3, "unknown bundle version 3")
+    val v5 = bytes.clone(); v5(4) = 5
+    refused(v5, "unknown bundle version 5")
+    val flipped = bytes.clone(); flipped(bytes.length - 20) = (flipped(bytes.length - 20) ^ 4).toByte
+    refused(flipped, "corrupt partial aggregate: checksum mismatch")
     refused(java.util.Arrays.copyOf(bytes, bytes.length - 3), "corrupt partial aggregate: ")
     val badMagic = bytes.clone(); badMagic(0) = 'X'.toByte
     refused(badMagic, "bad magic")

@@ -497,7 +497,7 @@ case class SketchInfo(children: Seq[Expression]) extends SketchScalar with Codeg
 
 object SketchInfo {
   val schema: StructType = StructType(Seq(
-    StructField("kind", StringType), StructField("format_version", IntegerType), StructField("checksum", BooleanType),
+    StructField("kind", StringType), StructField("format_version", IntegerType),
     StructField("window_type", StringType), StructField("window", LongType), StructField("ts_unit", StringType),
     StructField("epsilon", DoubleType), StructField("delta", DoubleType),
     StructField("width", IntegerType), StructField("depth", IntegerType),
@@ -521,7 +521,9 @@ object SketchInfo {
     StructField("constant", DoubleType), StructField("max_weight", LongType), StructField("resolution", LongType),
     StructField("stored_entries", IntegerType),
     // ECM-sketches with EH cells
-    StructField("max_size_bytes", LongType)))
+    StructField("max_size_bytes", LongType),
+    // whether the bytes carry a checksum (format version 4)
+    StructField("checksum", BooleanType)))
 
   def describe(s: WindowSketch, bytes: Array[Byte]): Map[String, Any] = SketchDescription.describe(s, bytes)
   assert(schema.fieldNames.toSeq == SketchDescription.fields)

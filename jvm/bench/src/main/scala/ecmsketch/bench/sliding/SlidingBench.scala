@@ -14,7 +14,7 @@ import ecmsketch.window.ExpHistogram
   * Sketch's Count-Min, [[HalfSlidingCM]]) at equal memory (issue 14).
   *
   * Memory is counted as what each structure really holds: Sl-CM and HSS-CM their 32-bit counters
-  * ([[SlidingCM.bytesHeld]], [[HalfSlidingCM.bytesHeld]]), ECM-EH its serialized bytes (format v1), the largest size it reaches at
+  * ([[SlidingCM.bytesHeld]], [[HalfSlidingCM.bytesHeld]]), ECM-EH its serialized bytes, the largest size it reaches at
   * any checkpoint. For every budget, ECM's epsilon is the smallest (found by bisection) whose
   * sketch stays within the budget on that stream; both use 3 rows (ECM delta = 0.05, no merge
   * budget: Sl-CM does not merge); HSS-CM has the 6 arrays and 3 queried of its prototype. At each checkpoint every key seen so far is queried over the full
