@@ -32,7 +32,7 @@ def sparkVersionFor(scalaBinary: String): String = scalaBinary match {
 val sparkSql = Def.setting("org.apache.spark" %% "spark-sql" % sparkVersionFor(scalaBinaryVersion.value) % Provided)
 
 val Only213Suites = Set("GoldenSuite.scala", "CodecSuite.scala", "FormatVersionsSuite.scala", "IngestSuite.scala",
-  "DistinctSketchSuite.scala", "TimeDisjointSuite.scala")
+  "DistinctSketchSuite.scala", "TimeDisjointSuite.scala", "ChecksumSuite.scala")
 
 // 2.12 warns where a test in package p imports p.X ("permanently hidden", then "Unused import":
 // harmless, the same X); 2.13 does not
@@ -54,7 +54,9 @@ lazy val common = Seq(
   scalacOptions ++= Seq("-release", "17", "-deprecation", "-feature", "-unchecked", "-Xlint:_"),
   // Scala 2.12 finds `sketch.count` (the nullary count: Long beside count(range, now)) ambiguous where
   // 2.13 takes the nullary one, and its Random has no nextLong(bound): these suites use them freely
-  // (GoldenSuite may not be edited) and run on 2.13 only; every other Scala suite runs on both.
+  // (GoldenSuite may not be edited) and run on 2.13 only, as does ChecksumSuite, which mutates their
+  // sketches (tests/test_integrity.py checks that both lines write the same bytes); every other Scala
+  // suite runs on both.
   Test / scalacOptions ++= quiet212.value,
   Test / unmanagedSources := {
     val all = (Test / unmanagedSources).value
