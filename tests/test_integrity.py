@@ -3,8 +3,8 @@
 * A tamper campaign through the Python bytes API: 300 mutants of a sketch of each of ten kinds (bit
   flips, byte overwrites, truncations and extensions, spread over the header, the checksum and the
   body). Every one must be refused with :class:`SketchError` when it is decoded: none answers.
-* Stored bytes of versions 1 to 3 (no checksum) still read, and ``info()`` says whether bytes carried
-  a checksum.
+* Stored bytes of versions 1 to 3 (no checksum) still read, and ``ecmsketch.sketch_info(bytes)`` (as
+  SQL's ``sketch_info``) says whether bytes carried a checksum.
 * The Scala 2.12 jar (Spark 3.5) and the 2.13 jar (Spark 4.x) write the same bytes for the same rows.
 """
 from __future__ import annotations
@@ -100,6 +100,28 @@ def test_stored_bytes_without_a_checksum_still_read():
     v4 = s.to_bytes()
     assert v4[4] == 4 and len(v4) == len(old) + 4 and v4[64:] == old[60:]
     assert EcmSketch.from_bytes(v4).point(1, 10) == s.point(1, 10)
+
+
+def test_sketch_info_of_bytes_says_which_version_and_whether_a_checksum():
+    """Every golden file, of every format version: sketch_info(bytes) reports the bytes' own version,
+    checksum and size, as SQL's sketch_info does; info() of the decoded sketch describes it as written now."""
+    from ecmsketch import sketch_info
+    golden = os.path.join(ROOT, "jvm", "core", "src", "test", "resources", "golden")
+    files = [p for p in sorted(glob.glob(os.path.join(golden, "*.hex")) + glob.glob(os.path.join(golden, "v4", "*.hex")))
+             if not os.path.basename(p).startswith("bundle")]
+    seen = set()
+    for p in files:
+        b = bytes.fromhex("".join(l.strip() for l in open(p) if not l.startswith("#")))
+        i = sketch_info(b)
+        assert i["format_version"] == b[4] and i["checksum"] == (b[4] == 4) and i["size_bytes"] == len(b), p
+        seen.add(b[4])
+    assert seen == {1, 2, 3, 4}
+    old = bytes.fromhex("".join(l.strip() for l in open(os.path.join(golden, "eh.hex")) if not l.startswith("#")))
+    good = integrity_cases.build()["dwave"][0].to_bytes()
+    with pytest.raises(SketchError, match="checksum mismatch"):
+        sketch_info(good[:-1] + bytes([good[-1] ^ 1]))
+    from ecmsketch import ExpHistogram
+    assert ExpHistogram.from_bytes(old).info()["checksum"] is True  # as to_bytes writes it
 
 
 def _scala_libraries():

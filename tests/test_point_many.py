@@ -109,7 +109,7 @@ def test_cache_never_confuses_sketches_of_the_same_length(spark):
     assert res[0].sx > 0 and res[0].sy == 0 and res[1].sx == 0 and res[1].sy > 0
 
 
-def test_cache_tells_apart_sketches_differing_in_one_byte(spark):
+def test_cache_tells_apart_sketches_differing_in_one_field(spark):
     # the same stream with windows 10^6 and 10^6 + 1: every cell is the same, only the window field
     # differs (a cache keyed on the length, or on a hash of sampled regions, would mix them up)
     df = spark.range(0, N, 1, 1).selectExpr("cast(id % 29 AS STRING) AS k", "id AS ts")

@@ -21,12 +21,12 @@ EXTENSION_CLASS = "ecmsketch.spark.EcmSketchExtensions"
 #: The sketch classes of :mod:`ecmsketch.sketches`, importable from here (loaded on first access,
 #: so that ``import ecmsketch`` stays light).
 _SKETCH_CLASSES = ("EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch", "DyadicSketch", "AsyncSum",
-                   "AsyncQuantile", "DecayedSketch")
+                   "AsyncQuantile", "DecayedSketch", "sketch_info")
 
 __all__ = [
     "configure", "register", "jar_path", "spark_jar_path", "scala_binary_for", "SUPPORTED_SPARK", "EXTENSION_CLASS",
     "SketchError", "EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch", "DyadicSketch", "AsyncSum",
-    "AsyncQuantile", "DecayedSketch",
+    "AsyncQuantile", "DecayedSketch", "sketch_info",
 ]
 
 
@@ -135,4 +135,4 @@ def __dir__() -> List[str]:
 
 if TYPE_CHECKING:  # pragma: no cover
     from .sketches import (AsyncQuantile, AsyncSum, DecayedSketch, DetWave, DistinctSketch,  # noqa: F401
-                           DyadicSketch, EcmSketch, ExpHistogram)
+                           DyadicSketch, EcmSketch, ExpHistogram, sketch_info)

@@ -18,7 +18,7 @@ every key (or distinct-count value), single or in a batch, goes through ``_conve
 from __future__ import annotations
 
 # BUFFER_ROWS: the rows a sketch buffers before a flush, settable here (each buffered sketch reads it when made)
-from ._base import BUFFER_ROWS, DEFAULT_SEED  # noqa: F401
+from ._base import BUFFER_ROWS, DEFAULT_SEED, sketch_info  # noqa: F401
 from .asynchronous import AsyncQuantile, AsyncSum
 from .counters import DetWave, ExpHistogram
 from .decayed import DecayedSketch
@@ -27,4 +27,4 @@ from .dyadic import DyadicSketch
 from .ecm import EcmSketch
 
 __all__ = ["EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch", "DyadicSketch", "DEFAULT_SEED",
-           "AsyncSum", "AsyncQuantile", "DecayedSketch"]
+           "AsyncSum", "AsyncQuantile", "DecayedSketch", "sketch_info"]

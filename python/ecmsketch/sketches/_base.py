@@ -124,7 +124,8 @@ class _Sketch:
         return self.to_bytes()
 
     def info(self) -> Dict[str, Any]:
-        """Kind, parameters, merge depth, certified bounds, timestamps and size (as ``sketch_info``)."""
+        """Kind, parameters, merge depth, certified bounds, timestamps and size (as ``sketch_info``) of
+        the sketch as :meth:`to_bytes` writes it; :func:`sketch_info` describes stored bytes as they are."""
         api = _jvm.api()
         fields = [str(f) for f in api.infoFields()]
         values = call(api.info, self._j)
@@ -270,3 +271,36 @@ def _merge_all(cls: Any, sketches: Iterable[Any]) -> Any:
     if not items:
         raise SketchError(f"merge needs at least one {cls.__name__} or its bytes")
     return call(_jvm.api().merge, cls._kind, jvm_array("ecmsketch.core.WindowSketch", items))
+
+
+def sketch_info(data: Union[bytes, bytearray, memoryview]) -> Dict[str, Any]:
+    """What SQL's ``sketch_info`` reports for serialized bytes of any kind, as a dict.
+
+    Unlike :meth:`info` of a decoded sketch, which describes the sketch as :meth:`to_bytes` writes it,
+    ``format_version``, ``checksum`` and ``size_bytes`` describe these bytes: ``checksum`` is False
+    for bytes an older release stored (format versions 1 to 3).
+
+    Parameters
+    ----------
+    data : bytes
+        A serialized sketch, e.g. a value of a ``*_agg`` column.
+
+    Returns
+    -------
+    dict
+        The fields of ``sketch_info``; bad bytes raise :class:`SketchError`.
+
+    Examples
+    --------
+    >>> from ecmsketch import ExpHistogram, sketch_info
+    >>> h = ExpHistogram(epsilon=0.1, window=100)
+    >>> h.add(5)
+    >>> info = sketch_info(h.to_bytes())
+    >>> info["kind"], info["format_version"], info["checksum"]
+    ('eh', 4, True)
+    """
+    from .._convert import as_bytes, jbytes
+    api = _jvm.api()
+    fields = [str(f) for f in api.infoFields()]
+    values = call(api.infoOfBytes, jbytes(as_bytes(data)))
+    return {f: py_value(v) for f, v in zip(fields, values)}
