@@ -1,14 +1,21 @@
 """The SQL functions document themselves as Spark's built-ins do: `DESCRIBE FUNCTION EXTENDED f` shows
 the usage, the arguments with their defaults, examples, the release and (in the registry) the group;
-every example runs as written and prints what it says."""
+every example runs as written and prints what it says. docs/reference/sql.md is generated from the
+same specs (docs/gen_sql_reference.py) and must match them."""
 from __future__ import annotations
 
 import math
+import os
 import re
+import sys
 from decimal import Decimal
 
 import pytest
 from pyspark.sql import Row
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "docs"))
+import gen_sql_reference  # noqa: E402
 
 pytestmark = pytest.mark.matrix
 
@@ -113,3 +120,11 @@ def test_usage_arguments_since_and_group(spark):
         assert info.getGroup() in SPARK_GROUPS and info.getSince() == "0.1.0", name
         assert info.getGroup() == ("agg_funcs" if name.endswith(("_agg", "_merge")) else "misc_funcs"), name
 
+
+def test_sql_reference_is_up_to_date(spark):
+    """docs/reference/sql.md is what docs/gen_sql_reference.py writes from the specs."""
+    want = gen_sql_reference.render(gen_sql_reference.specs(spark))
+    path = os.path.join(ROOT, "docs", "reference", "sql.md")
+    with open(path, encoding="utf-8") as f:
+        have = f.read()
+    assert have == want, "docs/reference/sql.md is out of date: run python docs/gen_sql_reference.py"
