@@ -31,7 +31,7 @@ pytestmark = pytest.mark.matrix
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TESTS)
-FUNCTIONS_SCALA = os.path.join(ROOT, "jvm", "src", "main", "scala", "ecmsketch", "spark", "Functions.scala")
+FUNCTIONS_SCALA = os.path.join(ROOT, "jvm", "spark", "src", "main", "scala", "ecmsketch", "spark", "Functions.scala")
 MARK = "CONNECT_RESULTS "
 
 
