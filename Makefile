@@ -20,7 +20,7 @@ VPY      := $(VENV)/bin/python
 # the venv of a pyspark version: the main one for the newest, .venv-<major.minor> for the others
 venv_of = $(if $(filter $(1),$(PYSPARK_VERSION)),$(VENV),.venv-$(basename $(1)))
 
-.PHONY: all setup jar test test-scala test-python test-oldest test-oldest-setup test-matrix demo bench paper sql-examples clean
+.PHONY: all setup jar test test-scala test-python test-oldest test-oldest-setup test-matrix demo bench paper sql-examples sql-reference clean
 
 all: test
 
@@ -105,6 +105,10 @@ demo: setup
 
 sql-examples: setup
 	$(VPY) sql-examples/run.py
+
+# docs/reference/sql.md from the signature table's specs (tests/test_sql_reference.py checks it is current)
+sql-reference: setup
+	$(VPY) docs/gen_sql_reference.py
 
 bench: setup $(VENV)/.bench-deps
 	$(SBT) "bench/runMain ecmsketch.bench.CoreBench"

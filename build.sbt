@@ -10,6 +10,9 @@
 //                      org.apache.spark.sql.ecmsketch; depends on core, Spark is Provided. Code that
 //                      differs between the Spark lines lives in jvm/spark/src/main/spark-3.5 and
 //                      jvm/spark/src/main/spark-4; the rest (jvm/spark/src/main/scala) is shared.
+//                      Tests: the DataFrame API (ecmsketch.spark.functions, from Scala and Java)
+//                      against the SQL functions, on a local SparkSession (Spark is on the test
+//                      classpath as Provided; the common settings fork the JVM).
 //   bench  jvm/bench   benchmarks and the paper reproduction (`bench/runMain ecmsketch.bench.CoreBench`,
 //                      `bench/run` runs CoreBench) and the suites of their baselines; depends on spark
 //                      and on core's test helpers. Not published, not in the jar.
@@ -44,8 +47,8 @@ ThisBuild / version := "0.2.0"
 ThisBuild / scalaVersion := scala213
 ThisBuild / crossScalaVersions := Seq(scala213, scala212)
 
-// One forked test JVM at a time (core's, then bench's): each takes -Xmx4g and runs its suites in
-// parallel threads on every core, as the single test JVM did before the split.
+// One forked test JVM at a time (core's, spark's, then bench's): each takes -Xmx4g and runs its suites
+// in parallel threads on every core, as the single test JVM did before the split.
 Global / concurrentRestrictions += Tags.limit(Tags.ForkedTestGroup, 1)
 
 // Compiler options, test libraries and the forked JVMs of tests and runs: the same in every project.

@@ -62,9 +62,9 @@ abstract class IngestAgg[S <: WindowSketch] extends TypedImperativeAggregate[Ing
   override def createAggregationBuffer(): Ingest[S] = new Ingest(ops, spec.window, IngestAgg.bufferSalt())
 
   // How update reads ts and value: straight from the row when they are bound integral columns
-  // (no boxing), else through eval (see [[Column]]).
-  @transient private lazy val tsCol = Column.integral(ts)
-  @transient private lazy val valueCol = if (hasValue) Column.integral(value) else Column.Absent
+  // (no boxing), else through eval (see [[InputColumn]]).
+  @transient private lazy val tsCol = InputColumn.integral(ts)
+  @transient private lazy val valueCol = if (hasValue) InputColumn.integral(value) else InputColumn.Absent
 
   /** Adds the row's timestamp and weight under key fingerprint `fp`; NULL ts or value skips it. */
   protected final def addRow(buffer: Ingest[S], fp: Long, input: InternalRow): Unit = addKeyedRow(buffer, fp, input, null)
@@ -77,17 +77,17 @@ abstract class IngestAgg[S <: WindowSketch] extends TypedImperativeAggregate[Ing
       else { val x = ts.eval(input); if (x == null) return; Args.longOf(x) }
     val vc = valueCol
     val v: Long =
-      if (vc eq Column.Absent) 1L
+      if (vc eq InputColumn.Absent) 1L
       else if (vc.ordinal >= 0) { if (input.isNullAt(vc.ordinal)) return; vc.read(input) }
       else { val x = value.eval(input); if (x == null) return; Args.longOf(x) }
     if (buffer.add(fp, t, v) && key != null) annexAdd(buffer, fp, key, t, v)
   }
 
-  /** [[addRow]] under the fingerprint of the row's key (`kc` = [[Column.key]] of `key`, of key type
+  /** [[addRow]] under the fingerprint of the row's key (`kc` = [[InputColumn.key]] of `key`, of key type
     * `keyKind`): read straight from the row when it is a bound integral column, else through eval.
     * A NULL key skips the row. Callers catch SketchException per row with a try (no closure per row).
     */
-  protected final def addKeyRow(buffer: Ingest[S], kc: Column, key: Expression, keyKind: Int, input: InternalRow): Unit =
+  protected final def addKeyRow(buffer: Ingest[S], kc: InputColumn, key: Expression, keyKind: Int, input: InternalRow): Unit =
     if (kc.ordinal >= 0) { if (!input.isNullAt(kc.ordinal)) addRow(buffer, Hashing.fingerprintLong(kc.read(input)), input) }
     else { val k = key.eval(input); if (k != null) addRow(buffer, KeyPrint(keyKind, k), input) }
 
@@ -126,34 +126,34 @@ object IngestAgg {
   * reference of an integral, DATE or TIMESTAMP type (`read` then gives its value as a Long; the
   * caller checks NULL first), -1 when it must go through `eval`.
   */
-private[spark] final class Column(val ordinal: Int, kind: Int) extends Serializable {
+private[spark] final class InputColumn(val ordinal: Int, kind: Int) extends Serializable {
   @inline def read(row: InternalRow): Long = kind match {
-    case Column.LongKind => row.getLong(ordinal)
-    case Column.IntKind => row.getInt(ordinal).toLong
-    case Column.ShortKind => row.getShort(ordinal).toLong
+    case InputColumn.LongKind => row.getLong(ordinal)
+    case InputColumn.IntKind => row.getInt(ordinal).toLong
+    case InputColumn.ShortKind => row.getShort(ordinal).toLong
     case _ => row.getByte(ordinal).toLong
   }
 }
 
-private[spark] object Column {
+private[spark] object InputColumn {
   final val LongKind = 0
   final val IntKind = 1
   final val ShortKind = 2
   final val ByteKind = 3
   /** Not a bound column: read through eval. */
-  val Eval = new Column(-1, LongKind)
+  val Eval = new InputColumn(-1, LongKind)
   /** No such argument (an omitted weight). */
-  val Absent = new Column(-1, LongKind)
+  val Absent = new InputColumn(-1, LongKind)
 
   /** How a key of type `keyKind` is read: [[integral]] for integer keys, else [[Eval]]. */
-  def key(e: Expression, keyKind: Int): Column = if (keyKind == KeyType.Long) integral(e) else Eval
+  def key(e: Expression, keyKind: Int): InputColumn = if (keyKind == KeyType.Long) integral(e) else Eval
 
-  def integral(e: Expression): Column = e match {
+  def integral(e: Expression): InputColumn = e match {
     case b: BoundReference => b.dataType match {
-      case LongType | TimestampType | TimestampNTZType => new Column(b.ordinal, LongKind)
-      case IntegerType | DateType => new Column(b.ordinal, IntKind)
-      case ShortType => new Column(b.ordinal, ShortKind)
-      case ByteType => new Column(b.ordinal, ByteKind)
+      case LongType | TimestampType | TimestampNTZType => new InputColumn(b.ordinal, LongKind)
+      case IntegerType | DateType => new InputColumn(b.ordinal, IntKind)
+      case ShortType => new InputColumn(b.ordinal, ShortKind)
+      case ByteType => new InputColumn(b.ordinal, ByteKind)
       case _ => Eval
     }
     case _ => Eval
@@ -212,7 +212,7 @@ case class EcmAgg(key: Expression, ts: Expression, window: Expression, epsilon: 
     keyKind; Args.checkValue(value, fn); spec; plan; hashSeed; arrivals; ops.create()
   }
 
-  @transient private lazy val keyCol = Column.key(key, keyKind)
+  @transient private lazy val keyCol = InputColumn.key(key, keyKind)
 
   override def update(buffer: Ingest[EcmSketch], input: InternalRow): Ingest[EcmSketch] = {
     try addKeyRow(buffer, keyCol, key, keyKind, input)
@@ -308,7 +308,7 @@ case class DistinctAgg(item: Expression, ts: Expression, window: Expression, eps
     keyKind; spec; Bounds.checkEpsilon(eps); hashSeed; ops.create()
   }
 
-  @transient private lazy val itemCol = Column.key(item, keyKind)
+  @transient private lazy val itemCol = InputColumn.key(item, keyKind)
 
   override def update(buffer: Ingest[DistinctSketch], input: InternalRow): Ingest[DistinctSketch] = {
     try addKeyRow(buffer, itemCol, item, keyKind, input)

@@ -58,7 +58,7 @@ abstract class AsyncAgg extends TypedImperativeAggregate[AsyncSketch] {
     try AsyncSketch.create(measure, windowTicks, eps, dlt, hashSeed, withIds, level, tsMicros)
     catch { case e: SketchException => throw new SketchException(s"$fn: ${e.getMessage}") }
 
-  @transient private lazy val tsCol = Column.integral(ts)
+  @transient private lazy val tsCol = InputColumn.integral(ts)
 
   /** Adds a row with the value read by `add` (NULL ts, value or id skips the row). */
   override def update(buffer: AsyncSketch, input: InternalRow): AsyncSketch = DataErrors(fn)(updateRow(buffer, input))
