@@ -160,7 +160,7 @@ class LawsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     if (!s.isEmpty && !holds(s)) b += "no live data"
     def wave(c: Any): Unit = c match {
       case w: DetWave => if (w.overflowTs != Long.MinValue) b += "overflow"
-      case w: RandWave => if (w.levelSize(0, 0) == w.config.capacity) b += "upper levels"
+      case w: RandWave => if (ecmsketch.rwave.RwTestUtil.levelSize(w, 0, 0) == w.config.capacity) b += "upper levels"
       case _ => ()
     }
     s match {
