@@ -5,48 +5,6 @@ import java.nio.charset.StandardCharsets
 import ecmsketch.core.{SketchException, WindowSketch, WindowSpec}
 import ecmsketch.hash.Hashing
 
-/** One stored observation at one level: its integer id (in [0, idSpace)), integer weight, value and
-  * timestamp, the level's key (the expiry time in a fixed-decay sketch, the timestamp in the general
-  * one) and, in the general sketch, RangeSample of its undecayed range at that level.
-  */
-final class Entry(val id: Long, val w: Long, val v: Double, val t: Long, val key: Long, val rs: Long)
-
-/** Parameters of a decayed sketch (the encoding's header fields). */
-final case class DecayedParams(decay: Option[Decay], epsilon: Double, delta: Double, constant: Double,
-                               maxWeight: Long, resolution: Long, seed: Long, tsMicros: Boolean) {
-  import DecayedSketch._
-  SketchException.require(!epsilon.isNaN && epsilon >= MinEpsilon && epsilon < 1.0, s"epsilon must be in [$MinEpsilon, 1), got $epsilon")
-  SketchException.require(!delta.isNaN && delta >= MinDelta && delta < 1.0, s"delta must be in [$MinDelta, 1), got $delta")
-  SketchException.require(!constant.isNaN && constant >= MinConstant && constant <= MaxConstant,
-    s"constant C (tau = C / epsilon^2) must be in [$MinConstant, $MaxConstant], got $constant")
-  SketchException.require(maxWeight >= 1 && maxWeight <= MaxWeightLimit, s"max_weight must be in [1, $MaxWeightLimit], got $maxWeight")
-  SketchException.require(resolution >= 1 && resolution <= MaxResolution, s"resolution must be in [1, $MaxResolution], got $resolution")
-  SketchException.require(decay.exists(!_.isInstanceOf[Decay.Window]) || resolution == 1,
-    "resolution applies to the 'exp' and 'poly' decays only (the window and the general sketch keep integer weights exactly)")
-  SketchException.require(maxWeight.toDouble * resolution.toDouble <= MaxScaledWeight.toDouble,
-    s"max_weight * resolution must be at most 2^40, got $maxWeight * $resolution")
-
-  /** tau = ceil(C / epsilon^2). */
-  val tau: Int = {
-    val x = math.ceil(constant / (epsilon * epsilon))
-    SketchException.require(x <= MaxTau, s"tau = C / epsilon^2 = $x exceeds $MaxTau; use a larger epsilon or a smaller C")
-    x.toInt
-  }
-  val copies: Int = copiesFor(delta)
-  /** w_max of the ranges: the largest scaled weight. */
-  val wMax: Long = maxWeight * resolution
-  /** id_max + 1: the largest id space with 10 Y < p for Y = w_max (id_max + 1) (CTX §3.2). */
-  val idSpace: Long = (Arith.P - 1) / (10L * wMax)
-  /** Y = w_max (id_max + 1); 10 Y < p < 20 Y holds. */
-  val upsilon: Long = wMax * idSpace
-  /** M = ceil(log2 Y): levels 0..M. */
-  val topLevel: Int = 64 - java.lang.Long.numberOfLeadingZeros(upsilon - 1)
-  val ticksPerUnit: Long = if (tsMicros) 1000000L else 1L
-  val integral: Option[IntegralDecay] = decay.map(d => IntegralDecay.of(d, ticksPerUnit))
-  /** (a_j, b_j) of every copy, a in [1, p), b in [0, p). */
-  val coefficients: Array[Long] = Hashing.rowCoefficients(seed ^ CoefficientSalt, copies)
-}
-
 /** The Cormode-Tirthapura-Xu duplicate-insensitive, time-decayed, mergeable sketch (CTX §3-4;
   * docs/design/decayed.md). `copies` independent copies (hash coefficients from the seed),
   * each levels 0..M of at most tau entries.
@@ -554,32 +512,6 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
   }
 }
 
-/** One copy's weighted sample at the query level: values and decayed weights (in weight units). */
-private[decayed] final class Samples(val values: Array[Double], val weights: Array[Double]) {
-  def total: Double = weights.sum
-  def fraction(p: Double => Boolean): Double = {
-    val t = total
-    if (t <= 0) 0.0 else { var s = 0.0; var k = 0; while (k < values.length) { if (p(values(k))) s += weights(k); k += 1 }; s / t }
-  }
-  /** The smallest value whose weighted rank (weight of values <= it over the total) reaches q. */
-  def quantile(q: Double): Option[Double] = {
-    val t = total
-    if (t <= 0) None
-    else {
-      val idx = values.indices.filter(weights(_) > 0).sortBy(values(_))
-      var acc = 0.0
-      var k = 0
-      var res = Option.empty[Double]
-      while (res.isEmpty && k < idx.length) {
-        val v = values(idx(k))
-        while (k < idx.length && values(idx(k)) == v) { acc += weights(idx(k)); k += 1 }
-        if (acc / t >= q || k == idx.length) res = Some(v)
-      }
-      res
-    }
-  }
-}
-
 object DecayedSketch {
   final val MinEpsilon = 0.005
   final val MinDelta = 1e-9
@@ -640,35 +572,5 @@ object DecayedSketch {
   /** n-way merge (Algorithm 3): per copy and level, t_i = max, the union by id, then the overflow
     * rule; equal to one sketch over the union of the inputs' streams (Lemmas 3.2, 3.3).
     */
-  def merge(xs: Seq[DecayedSketch]): DecayedSketch = {
-    SketchException.require(xs.nonEmpty, "decayed merge needs at least one sketch")
-    val first = xs.head
-    xs.foreach { s =>
-      val d = first.diffs(s)
-      if (d.nonEmpty) throw new SketchException(s"cannot merge decayed sketches with different parameters: ${d.mkString(", ")}")
-    }
-    xs.foreach(_.compactAll()) // the inputs are then only read, under their own locks
-    val out = new DecayedSketch(first.params)
-    var j = 0
-    while (j < first.params.copies) {
-      var i = 0
-      while (i <= first.params.topLevel) {
-        val ls = xs.map(_.levels(j)(i)).filter(_ != null)
-        if (ls.nonEmpty) {
-          val l = new Level(first.params.tau)
-          ls.foreach(x => if (x.discarded) l.raise(x.tI))
-          ls.foreach(l.absorb)
-          out.install(j, i, l)
-        }
-        i += 1
-      }
-      j += 1
-    }
-    val withRows = xs.filter(!_.isEmpty)
-    var c = 0L
-    xs.foreach { s => if (Long.MaxValue - c < s.count) throw new SketchException("total weight overflows 2^63 - 1"); c += s.count }
-    out.restoreState(0, if (withRows.isEmpty) Long.MaxValue else withRows.map(_.firstTs).min,
-      if (withRows.isEmpty) Long.MinValue else withRows.map(_.lastTs).max, c, withRows.nonEmpty)
-    out
-  }
+  def merge(xs: Seq[DecayedSketch]): DecayedSketch = DecayedMerge.merge(xs)
 }
