@@ -308,7 +308,7 @@ class LawsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   def holds(s: WindowSketch): Boolean = s match {
     case h: EhSketch => !h.histogram.isEmpty
     case w: DwSketch => !w.wave.isEmpty
-    case e: EcmSketch => e.nonEmptyCells > 0
+    case e: EcmSketch => ecmsketch.ecm.EcmTestUtil.nonEmptyCells(e) > 0
     case d: DistinctSketch => !d.wave.isEmpty
     case _ => false
   }

@@ -485,8 +485,6 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
     b.result().distinct
   }
 
-  def nonEmptyCells: Int = levels.map(_.nonEmptyCells).sum
-
   private[dyadic] def restoreLevelsState(): Unit = copyStateFrom(base)
 
   // the levels share the sketch's clock and totals (their cells are encoded relative to it)
