@@ -160,7 +160,7 @@ class LawsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     if (!s.isEmpty && !holds(s)) b += "no live data"
     def wave(c: Any): Unit = c match {
       case w: DetWave => if (w.overflowTs != Long.MinValue) b += "overflow"
-      case w: RandWave => if (w.levelSize(0, 0) == w.config.capacity) b += "upper levels"
+      case w: RandWave => if (ecmsketch.rwave.RwTestUtil.levelSize(w, 0, 0) == w.config.capacity) b += "upper levels"
       case _ => ()
     }
     s match {
@@ -308,7 +308,7 @@ class LawsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   def holds(s: WindowSketch): Boolean = s match {
     case h: EhSketch => !h.histogram.isEmpty
     case w: DwSketch => !w.wave.isEmpty
-    case e: EcmSketch => e.nonEmptyCells > 0
+    case e: EcmSketch => ecmsketch.ecm.EcmTestUtil.nonEmptyCells(e) > 0
     case d: DistinctSketch => !d.wave.isEmpty
     case _ => false
   }

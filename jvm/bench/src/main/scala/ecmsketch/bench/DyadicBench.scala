@@ -2,7 +2,7 @@ package ecmsketch.bench
 
 import ecmsketch.core.{Codec, WindowSpec}
 import ecmsketch.ecm.EcmSketch
-import ecmsketch.ecm.dyadic.{DyadicKind, DyadicSketch}
+import ecmsketch.ecm.dyadic.{DyadicKind, DyadicPlanner, DyadicSketch, DyadicUniverse}
 
 /** Single-thread update throughput of the dyadic sketch for universe_bits 16 and 32 beside a plain
   * ECM-sketch of the same level plan (so the ratio is the cost of the bits + 1 levels), row by row
@@ -28,7 +28,7 @@ object DyadicBench {
     // the path of dyadic_agg: universe indexes in sorted batches (Ingest hands over up to half its buffer)
     def batched(bits: Int): () => Long = () => {
       val s = DyadicSketch.create(spec, eps, delta, universeBits = bits)
-      val us = keys.map(DyadicSketch.longIndex(_, bits)); val vs = Array.fill(n)(1L)
+      val us = keys.map(DyadicUniverse.longIndex(_, bits)); val vs = Array.fill(n)(1L)
       val t0 = System.nanoTime(); var i = 0
       while (i < n) { val e = math.min(n, i + 4096); s.addSortedBatch(us, ts, vs, i, e); i = e }
       val dt = System.nanoTime() - t0
@@ -36,7 +36,7 @@ object DyadicBench {
       dt
     }
     def plain(bits: Int): () => Long = () => {
-      val s = EcmSketch.create(spec, DyadicSketch.plan(eps, delta, 1, ecmsketch.core.CellFamily.ExpHistogramId, bits))
+      val s = EcmSketch.create(spec, DyadicPlanner.plan(eps, delta, 1, ecmsketch.core.CellFamily.ExpHistogramId, bits))
       val t0 = System.nanoTime(); var i = 0
       while (i < n) { s.add(keys(i), ts(i), 1L); i += 1 }
       System.nanoTime() - t0

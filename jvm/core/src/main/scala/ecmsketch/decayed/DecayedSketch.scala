@@ -5,48 +5,6 @@ import java.nio.charset.StandardCharsets
 import ecmsketch.core.{SketchException, WindowSketch, WindowSpec}
 import ecmsketch.hash.Hashing
 
-/** One stored observation at one level: its integer id (in [0, idSpace)), integer weight, value and
-  * timestamp, the level's key (the expiry time in a fixed-decay sketch, the timestamp in the general
-  * one) and, in the general sketch, RangeSample of its undecayed range at that level.
-  */
-final class Entry(val id: Long, val w: Long, val v: Double, val t: Long, val key: Long, val rs: Long)
-
-/** Parameters of a decayed sketch (the encoding's header fields). */
-final case class DecayedParams(decay: Option[Decay], epsilon: Double, delta: Double, constant: Double,
-                               maxWeight: Long, resolution: Long, seed: Long, tsMicros: Boolean) {
-  import DecayedSketch._
-  SketchException.require(!epsilon.isNaN && epsilon >= MinEpsilon && epsilon < 1.0, s"epsilon must be in [$MinEpsilon, 1), got $epsilon")
-  SketchException.require(!delta.isNaN && delta >= MinDelta && delta < 1.0, s"delta must be in [$MinDelta, 1), got $delta")
-  SketchException.require(!constant.isNaN && constant >= MinConstant && constant <= MaxConstant,
-    s"constant C (tau = C / epsilon^2) must be in [$MinConstant, $MaxConstant], got $constant")
-  SketchException.require(maxWeight >= 1 && maxWeight <= MaxWeightLimit, s"max_weight must be in [1, $MaxWeightLimit], got $maxWeight")
-  SketchException.require(resolution >= 1 && resolution <= MaxResolution, s"resolution must be in [1, $MaxResolution], got $resolution")
-  SketchException.require(decay.exists(!_.isInstanceOf[Decay.Window]) || resolution == 1,
-    "resolution applies to the 'exp' and 'poly' decays only (the window and the general sketch keep integer weights exactly)")
-  SketchException.require(maxWeight.toDouble * resolution.toDouble <= MaxScaledWeight.toDouble,
-    s"max_weight * resolution must be at most 2^40, got $maxWeight * $resolution")
-
-  /** tau = ceil(C / epsilon^2). */
-  val tau: Int = {
-    val x = math.ceil(constant / (epsilon * epsilon))
-    SketchException.require(x <= MaxTau, s"tau = C / epsilon^2 = $x exceeds $MaxTau; use a larger epsilon or a smaller C")
-    x.toInt
-  }
-  val copies: Int = copiesFor(delta)
-  /** w_max of the ranges: the largest scaled weight. */
-  val wMax: Long = maxWeight * resolution
-  /** id_max + 1: the largest id space with 10 Y < p for Y = w_max (id_max + 1) (CTX §3.2). */
-  val idSpace: Long = (Arith.P - 1) / (10L * wMax)
-  /** Y = w_max (id_max + 1); 10 Y < p < 20 Y holds. */
-  val upsilon: Long = wMax * idSpace
-  /** M = ceil(log2 Y): levels 0..M. */
-  val topLevel: Int = 64 - java.lang.Long.numberOfLeadingZeros(upsilon - 1)
-  val ticksPerUnit: Long = if (tsMicros) 1000000L else 1L
-  val integral: Option[IntegralDecay] = decay.map(d => IntegralDecay.of(d, ticksPerUnit))
-  /** (a_j, b_j) of every copy, a in [1, p), b in [0, p). */
-  val coefficients: Array[Long] = Hashing.rowCoefficients(seed ^ CoefficientSalt, copies)
-}
-
 /** The Cormode-Tirthapura-Xu duplicate-insensitive, time-decayed, mergeable sketch (CTX §3-4;
   * docs/design/decayed.md). `copies` independent copies (hash coefficients from the seed),
   * each levels 0..M of at most tau entries.
@@ -330,7 +288,7 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
   /** Estimated decayed sum at `now` (default: the last timestamp) of the distinct elements with ts <= now. */
   def sum(d: Decay, now: java.lang.Long): Double = {
     val c = checkNow(now)
-    if (isEmpty) 0.0 else if (general) generalEstimate(d, c, AllValues) else median(fixedSamples(c).map(_.total))
+    if (isEmpty) 0.0 else if (general) GeneralQueries.generalEstimate(this, d, c, AllValues) else median(fixedSamples(c).map(_.total))
   }
 
   /** Estimated decayed fraction of the weight whose value lies in [lo, hi] (0 for an empty sketch). */
@@ -340,8 +298,8 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
     if (isEmpty || lo > hi) return 0.0
     val p: Double => Boolean = v => v >= lo && v <= hi
     if (general) {
-      val b = generalEstimate(d, c, AllValues)
-      if (b <= 0) 0.0 else math.min(1.0, generalEstimate(d, c, p) / b)
+      val b = GeneralQueries.generalEstimate(this, d, c, AllValues)
+      if (b <= 0) 0.0 else math.min(1.0, GeneralQueries.generalEstimate(this, d, c, p) / b)
     } else median(fixedSamples(c).map(s => s.fraction(p)))
   }
 
@@ -351,15 +309,15 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
     val c = checkNow(now)
     if (isEmpty) return None
     if (general) {
-      val b = generalEstimate(d, c, AllValues)
+      val b = GeneralQueries.generalEstimate(this, d, c, AllValues)
       if (b <= 0) return None
-      val cands = candidateValues(c)
+      val cands = GeneralQueries.candidateValues(this, c)
       // smallest candidate whose estimated rank reaches q (ranks are monotone in the candidate)
       var lo = 0; var hi = cands.length - 1
       while (lo < hi) {
         val mid = (lo + hi) >>> 1
         val x = cands(mid)
-        if (generalEstimate(d, c, (v: Double) => v <= x) / b >= q) hi = mid else lo = mid + 1
+        if (GeneralQueries.generalEstimate(this, d, c, (v: Double) => v <= x) / b >= q) hi = mid else lo = mid + 1
       }
       Some(cands(lo))
     } else {
@@ -376,9 +334,10 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
     val threshold = phi - epsilon / 2
     val shares: Seq[(Double, Double)] =
       if (general) {
-        val b = generalEstimate(d, c, AllValues)
+        val b = GeneralQueries.generalEstimate(this, d, c, AllValues)
         if (b <= 0) Nil
-        else shortlist(c, d, math.max(phi - epsilon, 1e-9)).map(x => x -> generalEstimate(d, c, (v: Double) => v == x) / b)
+        else GeneralQueries.shortlist(this, c, d, math.max(phi - epsilon, 1e-9))
+          .map(x => x -> GeneralQueries.generalEstimate(this, d, c, (v: Double) => v == x) / b)
       } else {
         val ss = fixedSamples(c)
         val vals = ss.flatMap(_.values).distinct
@@ -413,7 +372,7 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
   }
 
   /** The lowest level that qualifies (a level never created never discarded anything). */
-  private def queryLevel(j: Int, ok: Level => Boolean): Int = {
+  private[decayed] def queryLevel(j: Int, ok: Level => Boolean): Int = {
     var i = 0
     while (i <= params.topLevel) {
       val l = levels(j)(i)
@@ -424,160 +383,6 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
       "the sketch cannot answer it (Cormode-Tirthapura-Xu §3.4)")
   }
 
-  // ---- general sketch: windows at query time, decomposable decays by the telescoping sum
-
-  /** Per copy and level: the entries with t <= c in ascending t, and suffix sums of RangeSample of
-    * those whose value satisfies `p`, scaled by 1/p_level.
-    */
-  private final class CopyView(j: Int, c: Long, p: Double => Boolean) {
-    private val ts = new Array[Array[Long]](params.topLevel + 1)
-    private val suffix = new Array[Array[Double]](params.topLevel + 1)
-    // prefix minimum of the levels' t_i (Long.MinValue stands for "nothing discarded")
-    private val prefMin = new Array[Long](params.topLevel + 1)
-    locally {
-      var m = Long.MaxValue
-      var i = 0
-      while (i <= params.topLevel) {
-        val l = levels(j)(i)
-        val ti = if (l == null || !l.discarded) Long.MinValue else l.tI
-        if (ti < m) m = ti
-        prefMin(i) = m
-        i += 1
-      }
-    }
-
-    private def build(i: Int): Unit = if (ts(i) == null) {
-      val l = levels(j)(i)
-      val es = if (l == null) Array.empty[Entry] else l.entries.filter(_.t <= c).sortBy(_.t)
-      ts(i) = es.map(_.t)
-      val s = new Array[Double](es.length + 1)
-      val scale = 1.0 / Arith.levelProbability(i)
-      var k = es.length - 1
-      while (k >= 0) { s(k) = s(k + 1) + (if (p(es(k).v)) es(k).rs * scale else 0.0); k -= 1 }
-      suffix(i) = s
-    }
-
-    /** V^(s): the estimated weight with s <= t <= c, from the lowest level with t_i < s. */
-    def window(s: Long): Double = {
-      // first level whose t_i < s: prefMin is non-increasing
-      var lo = 0; var hi = params.topLevel + 1
-      while (lo < hi) { val mid = (lo + hi) >>> 1; if (prefMin(mid) < s || prefMin(mid) == Long.MinValue) hi = mid else lo = mid + 1 }
-      if (lo > params.topLevel) throw new SketchException(
-        "every level of the decayed sketch discarded an element of the queried window; the sketch cannot answer it (Cormode-Tirthapura-Xu §4.1)")
-      build(lo)
-      val t = ts(lo)
-      // first index with t >= s
-      var a = 0; var b = t.length
-      while (a < b) { val m = (a + b) >>> 1; if (t(m) < s) a = m + 1 else b = m }
-      suffix(lo)(a)
-    }
-  }
-
-  /** Probes of the telescoping sum: every stored timestamp <= c and every t_i + 1 <= c, ascending. */
-  private def probes(c: Long): Array[Long] = {
-    val b = Array.newBuilder[Long]
-    levels.foreach(_.foreach { l =>
-      if (l != null) {
-        l.entries.foreach(e => if (e.t <= c) b += e.t)
-        if (l.discarded && l.tI < c) b += l.tI + 1
-      }
-    })
-    val a = b.result()
-    java.util.Arrays.sort(a)
-    if (a.isEmpty) a else {
-      var n = 1
-      var k = 1
-      while (k < a.length) { if (a(k) != a(n - 1)) { a(n) = a(k); n += 1 }; k += 1 }
-      java.util.Arrays.copyOf(a, n)
-    }
-  }
-
-  /** The general sketch's estimate of sum over distinct elements with ts <= c and p(value) of
-    * w g(c - ts): a window W directly (median of the copies' V^(c - W + 1)), any other decay by the
-    * telescoping sum over probe timestamps T_1 < ... < T_K (CTX §4.2, with the sign/index
-    * correction): sum_k [G(T_k) - G(T_{k-1})] median_j V^_j(T_k), G(t) = g(c - t), G(T_0) = 0.
-    */
-  private[decayed] def generalEstimate(d: Decay, c: Long, p: Double => Boolean): Double = {
-    val views = (0 until params.copies).map(j => new CopyView(j, c, p))
-    val vals = new Array[Double](params.copies)
-    def med(s: Long): Double = { var j = 0; while (j < vals.length) { vals(j) = views(j).window(s); j += 1 }; medianOf(vals) }
-    d match {
-      case w: Decay.Window =>
-        val wt = w.ticks(params.ticksPerUnit)
-        med(if (c < Long.MinValue + wt) Long.MinValue else c - wt + 1)
-      case _ =>
-        val ps = probes(c)
-        var total = 0.0
-        var prevG = 0.0
-        var k = 0
-        while (k < ps.length) {
-          val g = d.g(satSub(c, ps(k)), params.ticksPerUnit)
-          val dg = g - prevG
-          if (dg != 0.0) total += dg * med(ps(k))
-          prevG = g
-          k += 1
-        }
-        total
-    }
-  }
-
-  /** Distinct values of the stored entries with t <= c, ascending. */
-  private def candidateValues(c: Long): Array[Double] = {
-    val s = new java.util.TreeSet[java.lang.Double]()
-    levels.foreach(_.foreach(l => if (l != null) l.entries.foreach(e => if (e.t <= c) s.add(e.v))))
-    s.toArray(new Array[java.lang.Double](0)).map(_.doubleValue)
-  }
-
-  /** Frequent-item candidates of the general sketch: per copy, the values whose share exceeds
-    * `cut` in the single level that covers every probe (a uniform sample of all stored timestamps),
-    * weighted by RangeSample * g(age) / p_level.
-    */
-  private def shortlist(c: Long, d: Decay, cut: Double): Seq[Double] = {
-    val out = scala.collection.mutable.LinkedHashSet[Double]()
-    (0 until params.copies).foreach { j =>
-      val lv = queryLevel(j, l => !l.discarded)
-      val l = levels(j)(lv)
-      if (l != null) {
-        val acc = scala.collection.mutable.HashMap[Double, Double]()
-        var tot = 0.0
-        l.entries.foreach { e =>
-          if (e.t <= c) {
-            val x = e.rs * d.g(satSub(c, e.t), params.ticksPerUnit)
-            acc(e.v) = acc.getOrElse(e.v, 0.0) + x
-            tot += x
-          }
-        }
-        if (tot > 0) acc.foreach { case (v, x) => if (x / tot > cut) out += v }
-      }
-    }
-    out.toSeq
-  }
-}
-
-/** One copy's weighted sample at the query level: values and decayed weights (in weight units). */
-private[decayed] final class Samples(val values: Array[Double], val weights: Array[Double]) {
-  def total: Double = weights.sum
-  def fraction(p: Double => Boolean): Double = {
-    val t = total
-    if (t <= 0) 0.0 else { var s = 0.0; var k = 0; while (k < values.length) { if (p(values(k))) s += weights(k); k += 1 }; s / t }
-  }
-  /** The smallest value whose weighted rank (weight of values <= it over the total) reaches q. */
-  def quantile(q: Double): Option[Double] = {
-    val t = total
-    if (t <= 0) None
-    else {
-      val idx = values.indices.filter(weights(_) > 0).sortBy(values(_))
-      var acc = 0.0
-      var k = 0
-      var res = Option.empty[Double]
-      while (res.isEmpty && k < idx.length) {
-        val v = values(idx(k))
-        while (k < idx.length && values(idx(k)) == v) { acc += weights(idx(k)); k += 1 }
-        if (acc / t >= q || k == idx.length) res = Some(v)
-      }
-      res
-    }
-  }
 }
 
 object DecayedSketch {
@@ -640,35 +445,5 @@ object DecayedSketch {
   /** n-way merge (Algorithm 3): per copy and level, t_i = max, the union by id, then the overflow
     * rule; equal to one sketch over the union of the inputs' streams (Lemmas 3.2, 3.3).
     */
-  def merge(xs: Seq[DecayedSketch]): DecayedSketch = {
-    SketchException.require(xs.nonEmpty, "decayed merge needs at least one sketch")
-    val first = xs.head
-    xs.foreach { s =>
-      val d = first.diffs(s)
-      if (d.nonEmpty) throw new SketchException(s"cannot merge decayed sketches with different parameters: ${d.mkString(", ")}")
-    }
-    xs.foreach(_.compactAll()) // the inputs are then only read, under their own locks
-    val out = new DecayedSketch(first.params)
-    var j = 0
-    while (j < first.params.copies) {
-      var i = 0
-      while (i <= first.params.topLevel) {
-        val ls = xs.map(_.levels(j)(i)).filter(_ != null)
-        if (ls.nonEmpty) {
-          val l = new Level(first.params.tau)
-          ls.foreach(x => if (x.discarded) l.raise(x.tI))
-          ls.foreach(l.absorb)
-          out.install(j, i, l)
-        }
-        i += 1
-      }
-      j += 1
-    }
-    val withRows = xs.filter(!_.isEmpty)
-    var c = 0L
-    xs.foreach { s => if (Long.MaxValue - c < s.count) throw new SketchException("total weight overflows 2^63 - 1"); c += s.count }
-    out.restoreState(0, if (withRows.isEmpty) Long.MaxValue else withRows.map(_.firstTs).min,
-      if (withRows.isEmpty) Long.MinValue else withRows.map(_.lastTs).max, c, withRows.nonEmpty)
-    out
-  }
+  def merge(xs: Seq[DecayedSketch]): DecayedSketch = DecayedMerge.merge(xs)
 }

@@ -2,74 +2,6 @@ package ecmsketch.dwave
 
 import ecmsketch.core.{SketchException, WindowCounter, Windows}
 
-/** Parameters of a deterministic wave (Gibbons & Tirthapura §3; docs/design/dwave.md).
-  *
-  * @param epsilon     relative error of one wave, in [1e-4, 1)
-  * @param window      N in ticks (time-based) or arrivals (count-based); Long.MaxValue = unbounded
-  * @param maxArrivals U: an upper bound on the total weight (arrivals, or the sum of values) inside
-  *                    any window of N ticks. Long.MaxValue = no bound given (the wave then keeps up
-  *                    to [[DwConfig.MaxLevels]] levels; levels are allocated lazily, so an unused
-  *                    bound costs nothing).
-  */
-final case class DwConfig(epsilon: Double, window: Long, maxArrivals: Long) {
-  SketchException.require(!epsilon.isNaN && epsilon >= DwConfig.MinEpsilon && epsilon < 1.0,
-    s"epsilon must be in [${DwConfig.MinEpsilon}, 1), got $epsilon")
-  SketchException.require(window > 0, s"window must be positive, got $window")
-  SketchException.require(maxArrivals > 0, s"max_arrivals must be positive, got $maxArrivals")
-
-  /** k = ceil(1/epsilon), so 1/k <= epsilon. */
-  val k: Int = math.max(1, math.ceil(1.0 / epsilon - 1e-12).toInt)
-  /** Number of levels l = ceil(log2(4U/k)) clamped to [1, MaxLevels]: GT's ceil(log2(2 eps U))
-    * plus one level of headroom, so that the top level spans at least 2U and the merge of waves
-    * whose union respects U (or, across sites, the sum of their U) never needs a larger U.
-    */
-  val levels: Int =
-    if (maxArrivals == DwConfig.Unbounded) DwConfig.MaxLevels
-    else {
-      val u2 = if (maxArrivals > Long.MaxValue / 2) Long.MaxValue else 2 * maxArrivals
-      // smallest l >= 1 with k * 2^(l-1) >= 2U, i.e. not (k * 2^(l-1) <= 2U - 1)
-      var l = 1
-      while (l < DwConfig.MaxLevels && ((u2 - 1) >> (l - 1)) >= k) l += 1
-      l
-    }
-  private[this] val lowCap = (k + 2) / 2
-  /** Queue capacity of a level: ceil((k+1)/2) below the top level, k+1 at the top level l-1. */
-  def capacityAt(level: Int): Int = if (level == levels - 1) k + 1 else lowCap
-  /** Sum of the level capacities: the most items a wave ever stores. */
-  val maxItems: Int = (levels - 1) * lowCap + k + 1
-  def unbounded: Boolean = maxArrivals == DwConfig.Unbounded
-}
-
-object DwConfig {
-  final val MinEpsilon = 1e-4
-  final val MaxLevels = 62
-  final val Unbounded = Long.MaxValue
-  /** U of a merge of waves of different streams (sites): see the two-argument form. */
-  def mergedArrivals(us: Seq[Long]): Long = mergedArrivals(us, sameStream = false)
-
-  /** U of an order-preserving merge: Unbounded if any input is; else the sum of the inputs' U for
-    * waves of different streams (sites), or their maximum for partial waves of one stream (whose
-    * union respects one U). The split events of the merge move at most eps of the weight, which the
-    * level of headroom in [[DwConfig.levels]] absorbs; were it ever exceeded, the merged wave
-    * reports the overflow like any other (an error on the affected ranges, never a wrong answer).
-    */
-  def mergedArrivals(us: Seq[Long], sameStream: Boolean): Long = {
-    SketchException.require(us.nonEmpty, "mergedArrivals needs at least one max_arrivals")
-    var s = 0L
-    val it = us.iterator
-    while (it.hasNext) {
-      val u = it.next()
-      SketchException.require(u > 0, s"max_arrivals must be positive, got $u")
-      if (u == Unbounded) return Unbounded
-      if (sameStream) s = math.max(s, u)
-      else if (s > Unbounded - u) return Unbounded
-      else s += u
-    }
-    s
-  }
-
-}
-
 /** A deterministic wave: a sliding-window counter (or sum of non-negative integer weights) with
   * relative error <= epsilon on every range r <= N, O(1) worst-case time per update, and the
   * order-preserving merge of ECM §5.1. See the design and implementation notes in docs/design/dwave.md.
@@ -130,7 +62,7 @@ final class DetWave(val config: DwConfig) extends WindowCounter {
   // top-level overflow record: the newest unexpired item the top level discarded (its pos and z);
   // every unit with rank <= ovfZ lies at or before _overflowTs
   private[dwave] var hasOvf: Boolean = false
-  private var _overflowTs: Long = Long.MinValue
+  private[dwave] var _overflowTs: Long = Long.MinValue
   private[dwave] var ovfZ: Long = 0L
 
   def isEmpty: Boolean = count == 0 && !hasRh
@@ -139,8 +71,6 @@ final class DetWave(val config: DwConfig) extends WindowCounter {
   def heldWeight: Long = _total
   def overflowTs: Long = _overflowTs
   def itemCount: Int = count
-  /** Node slots allocated (memory is proportional to the items held, at most config.maxItems). */
-  def allocatedNodes: Int = pPos.length
 
   // ---------------------------------------------------------------- pool, list and rings
   private def ensureRings(): Unit =
@@ -426,12 +356,6 @@ final class DetWave(val config: DwConfig) extends WindowCounter {
   }
 
   // ---------------------------------------------------------------- invariants
-  /** Throws AssertionError if an internal invariant fails (tests). */
-  def checkInvariants(): Unit = {
-    val v = violation()
-    if (v != null) throw new AssertionError(s"deterministic wave invariant: $v")
-  }
-
   /** The first violated invariant, or null. Besides the structure it checks the condition that
     * certifies the error bound: for every gap between consecutive chain elements a, b whose
     * unknown units u = zb(b) - z(a) > 0 can straddle a legal query start (a start s with
@@ -601,62 +525,5 @@ object DetWave {
     * chain elements a, b the u = zb(b) - z(a) unknown units lie in [pos(a), pos(b)] and b's own
     * v(b) units lie exactly at pos(b); floor(u/2) units go to pos(a), the rest and v(b) to pos(b).
     */
-  def merge(inputs: Seq[DetWave], config: DwConfig): DetWave = {
-    val present = inputs.filter(_ != null)
-    val lastTs = present.iterator.map(_.lastTs).foldLeft(Long.MinValue)(math.max)
-    // fully expired views at the common clock (inputs are not modified)
-    val live = present.flatMap { w =>
-      if (w.isEmpty) None
-      else {
-        val c = if (w.lastTs < lastTs || w.hasExpired) { val c = w.copy(); c.advanceTo(lastTs); c } else w
-        if (c.isEmpty) None else Some(c)
-      }
-    }
-    val ovfIn = live.filter(_.hasOvf) // an input without live items has no relevant overflow
-    val hasOvfIn = ovfIn.nonEmpty
-    val ovf = ovfIn.iterator.map(_.overflowTs).foldLeft(Long.MinValue)(math.max)
-    var ovfPlacedZ = 0L // the merged total placed at or before ovf
-    val out =
-      if (live.size == 1 && live.head.config == config) { val c = live.head; if (present.exists(_ eq c)) c.copy() else c }
-      else {
-        val res = new DetWave(config)
-        if (live.nonEmpty) {
-          var cap = 0
-          live.foreach(w => cap += 2 * (w.itemCount + 1))
-          val ts = new Array[Long](cap); val ws = new Array[Long](cap)
-          val runStarts = new Array[Int](live.size + 1)
-          var n = 0
-          var r = 0
-          live.foreach { w =>
-            runStarts(r) = n; r += 1
-            var aPos = w.expPos; var aZ = w.expZ
-            w.foreachElement { (p, zb, z) =>
-              val u = zb - aZ
-              val lo = u / 2
-              if (lo > 0) { ts(n) = aPos; ws(n) = lo; n += 1 }
-              ts(n) = p; ws(n) = u - lo + (z - zb); n += 1
-              aPos = p; aZ = z
-            }
-          }
-          runStarts(r) = n
-          val (sts, sws) = Windows.mergeSortedRuns(ts, ws, runStarts, r, n)
-          var i = 0
-          while (i < n) {
-            val t = sts(i); var w = sws(i); i += 1
-            while (i < n && sts(i) == t) {
-              if (w > Long.MaxValue - sws(i)) throw new SketchException("deterministic wave overflow: merged weight exceeds 2^63 - 1")
-              w += sws(i); i += 1
-            }
-            res.add(t, w)
-            if (hasOvfIn && t <= ovf) ovfPlacedZ = res.total
-          }
-        }
-        res
-      }
-    if (lastTs != Long.MinValue && lastTs > out.lastTs) out.advanceTo(lastTs) else out.expireAll()
-    if (hasOvfIn && (!out.hasOvf || ovf > out._overflowTs)) {
-      out.hasOvf = true; out._overflowTs = ovf; out.ovfZ = ovfPlacedZ
-    }
-    out
-  }
+  def merge(inputs: Seq[DetWave], config: DwConfig): DetWave = DwMerge.merge(inputs, config)
 }

@@ -1,7 +1,8 @@
 package ecmsketch.ecm
 
-import ecmsketch.core.{ByteReader, ByteWriter, Codec, EcmCellContext, KeyType, Registry, SketchException, SketchHeader,
-  SketchKind}
+import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, Codec, EcmCellContext, KeyType, Registry, SketchException,
+  SketchHeader, SketchKind, WindowCounter}
+import ecmsketch.hash.Hashing
 
 /** The ECM-sketch (sketch kind 2): its Count-Min header (docs/FORMAT.md), the cell parameters its
   * cell kind keeps there, then width x depth cells, row-major.
@@ -59,7 +60,45 @@ object EcmKind extends SketchKind[EcmSketch](2, "ecm") {
     if (in.remaining < n) throw new SketchException(s"corrupt sketch: truncated: $n cells need at least $n bytes, ${in.remaining} left")
     val plan = EcmPlan(c.epsilon, delta, kind, c.levels, c.cellEpsilon, cmEps, width, depth, c.cellKind, cells.cellDelta)
     val params = EcmParams(c.spec, plan, seed, cells.maxArrivals)
-    EcmSketch.decodeCells(params, keyType, in, c, cells.reader)
+    decodeCells(params, keyType, in, c, cells.reader)
+  }
+
+  /** Reads the width x depth cells of a sketch with `params` (EcmKind.decodeBody), checking them
+    * against the header `c`.
+    */
+  private def decodeCells(params: EcmParams, keyType: Int, in: ByteReader, c: SketchHeader,
+                          reader: CellFamily => CellFamily): EcmSketch = {
+    val family = EcmSketch.familyFor(params)
+    val cellReader = reader(family)
+    val width = params.width; val depth = params.depth
+    val n = width * depth
+    val cells = new Array[WindowCounter](n)
+    var i = 0
+    while (i < n) {
+      val cell = cellReader.read(in, c.firstTs, c.lastTs)
+      c.checkEmptyCell(cell)
+      cells(i) = cell
+      i += 1
+    }
+    in.expectEnd()
+    // each row counts every row of the stream once: its cells together cannot hold more than the total weight
+    var j = 0
+    while (j < depth) {
+      var rowWeight = 0L
+      i = 0
+      while (i < width) {
+        val w = SketchHeader.weight(cells(j * width + i))
+        rowWeight = if (w > Long.MaxValue - rowWeight) Long.MaxValue else rowWeight + w
+        i += 1
+      }
+      if (rowWeight > c.count)
+        throw new SketchException(s"corrupt sketch: the cells of row $j hold weight $rowWeight, more than the total weight ${c.count}")
+      j += 1
+    }
+    val s = EcmSketch.make(params, family, cells)
+    s._keyType = keyType
+    s.eventSalt = Hashing.mix64(Hashing.fingerprintBytes(in.bytes) ^ 0x6465636F6465L) // cells created later: from the bytes
+    s
   }
 
   /** The largest version a cell needs, on the sketch's clock, as written: 2 when a cell is segmented

@@ -3,8 +3,8 @@ package ecmsketch.ecm
 import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCharsets}
 import java.nio.ByteBuffer
 
-import ecmsketch.core.{ByteReader, CellFamily, CellParams, Codec, KeyType, KeyedSketch, Registry, SketchException, SketchHeader, WindowCounter,
-  WindowSketch, WindowSpec, Windows}
+import ecmsketch.core.{CellFamily, CellParams, KeyType, KeyedSketch, Registry, SketchException, WindowCounter, WindowSketch,
+  WindowSpec}
 import ecmsketch.hash.Hashing
 
 /** Parameters of an ECM-sketch (all of them go into the binary header).
@@ -387,8 +387,6 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
   /** Certified relative bound of [[total]] (deterministic). */
   def totalErrorBound: Double = cellBound
 
-  def nonEmptyCells: Int = cells.count(c => c != null && !c.isEmpty)
-
   /** Moves every cell to the sketch's clock (cells not updated lately lag behind it), dropping what
     * lies wholly before the window; a cell left empty becomes null. No answer changes (queries have
     * now >= the last timestamp and ranges <= N), but the state becomes a function of the sketch's
@@ -485,43 +483,8 @@ object EcmSketch {
   private[ecmsketch] def restore(params: EcmParams, cells: Array[WindowCounter]): EcmSketch =
     new EcmSketch(params, familyFor(params), cells)
 
-  /** Reads the width x depth cells of a sketch with `params` (EcmKind.decodeBody), checking them
-    * against the header `c`.
-    */
-  private[ecm] def decodeCells(params: EcmParams, keyType: Int, in: ByteReader, c: SketchHeader,
-                                reader: CellFamily => CellFamily = identity): EcmSketch = {
-    val family = familyFor(params)
-    val cellReader = reader(family)
-    val width = params.width; val depth = params.depth
-    val n = width * depth
-    val cells = new Array[WindowCounter](n)
-    var i = 0
-    while (i < n) {
-      val cell = cellReader.read(in, c.firstTs, c.lastTs)
-      c.checkEmptyCell(cell)
-      cells(i) = cell
-      i += 1
-    }
-    in.expectEnd()
-    // each row counts every row of the stream once: its cells together cannot hold more than the total weight
-    var j = 0
-    while (j < depth) {
-      var rowWeight = 0L
-      i = 0
-      while (i < width) {
-        val w = SketchHeader.weight(cells(j * width + i))
-        rowWeight = if (w > Long.MaxValue - rowWeight) Long.MaxValue else rowWeight + w
-        i += 1
-      }
-      if (rowWeight > c.count)
-        throw new SketchException(s"corrupt sketch: the cells of row $j hold weight $rowWeight, more than the total weight ${c.count}")
-      j += 1
-    }
-    val s = new EcmSketch(params, family, cells)
-    s._keyType = keyType
-    s.eventSalt = Hashing.mix64(Hashing.fingerprintBytes(in.bytes) ^ 0x6465636F6465L) // cells created later: from the bytes
-    s
-  }
+  private[ecm] def make(params: EcmParams, family: CellFamily, cells: Array[WindowCounter]): EcmSketch =
+    new EcmSketch(params, family, cells)
 
   /** Order-preserving n-way merge of sketches from many sites (ECM §5.3): cell-wise merge, one level
     * of depth for all inputs. Parameters and seed must be equal; count-based sketches are refused.
@@ -532,119 +495,16 @@ object EcmSketch {
     */
   def merge(sketches: Seq[EcmSketch], timeDisjoint: Boolean = true): EcmSketch = {
     WindowSketch.checkMergeable(sketches, "ecm merge")
-    mergeImpl(sketches, sameStream = false, timeDisjoint, sizeLimit = s => Planner.worstCaseBytes(s.spec, s.plan))
-  }
-
-  /** [[merge]] with another size limit for the side-by-side layout (tests of its fallback). */
-  private[ecmsketch] def mergeWithin(sketches: Seq[EcmSketch], limit: Long): EcmSketch = {
-    WindowSketch.checkMergeable(sketches, "ecm merge")
-    mergeImpl(sketches, sameStream = false, timeDisjoint = true, sizeLimit = _ => Some(limit))
+    EcmMerge.mergeImpl(sketches, sameStream = false, timeDisjoint, sizeLimit = s => Planner.worstCaseBytes(s.spec, s.plan))
   }
 
   /** Merge of partial sketches of one stream (count windows allowed). */
-  private[ecmsketch] def mergeUnchecked(sketches: Seq[EcmSketch]): EcmSketch = mergeImpl(sketches, sameStream = true, timeDisjoint = false)
-
-  /** `sizeLimit`: the largest encoding the side-by-side layout may give (None: no limit); above it the
-    * contributing inputs are merged order-preservingly instead.
-    */
-  private def mergeImpl(sketches: Seq[EcmSketch], sameStream: Boolean, timeDisjoint: Boolean,
-                        sizeLimit: EcmSketch => Option[Long] = _ => None): EcmSketch = {
-    SketchException.require(sketches.nonEmpty, "merge needs at least one sketch")
-    val first = sketches.head
-    sketches.foreach { s =>
-      val d = first.diffs(s)
-      if (d.nonEmpty) throw new SketchException(s"cannot merge ECM-sketches with different parameters: ${d.mkString(", ")}")
-    }
-    val keyType = KeyType.merged(sketches.map(_._keyType), "ECM-sketches")
-    // inputs on their own clocks, as their bytes are: which inputs contribute, and the merge itself,
-    // must not depend on whether an input was encoded (or decoded) before
-    sketches.foreach(_.syncCells())
-    val n = first.width * first.depth
-    val cells = new Array[WindowCounter](n)
-    // indexed below, once per cell: a List here (as Ingest passes) would make the merge quadratic in the inputs
-    // cross-site merges: inputs a whole window behind the merged clock do not count (docs/design/merging.md)
-    val contributing =
-      if (sameStream) sketches.filter(_.cells.exists(c => c != null && !c.isEmpty)).toIndexedSeq else retaining(sketches)
-    // max_arrivals of wave cells: kept when one sketch contributes, else headroom for the merged
-    // streams; when none contributes, the largest among the sketches with rows (among all if none
-    // has rows), so that neither the input order nor empty sketches change the result
-    val outParams =
-      if (contributing.size <= 1) contributing.headOption.getOrElse {
-        val withRows = sketches.filter(!_.isEmpty)
-        (if (withRows.nonEmpty) withRows else sketches).maxBy(_.params.maxArrivals)
-      }.params
-      else first.params.copy(maxArrivals =
-        Registry.cellKindOrFail(first.cellKind).mergedArrivals(contributing.map(_.params.maxArrivals), sameStream))
-    val family = if (outParams == first.params) first.family else familyFor(outParams)
-    var i = 0
-    if (contributing.size == 1 || sketches.size == 1) {
-      val src = contributing.headOption.getOrElse(first)
-      while (i < n) { val c = src.cells(i); cells(i) = if (c == null) null else src.family.merge(Seq(c)); i += 1 }
-    } else if (timeDisjoint && family.concatenates) {
-      val clusters = timeClusters(contributing)
-      if (clusters.size > 1) {
-        val out = finishMerge(new EcmSketch(outParams, family, concatCells(clusters, family, n)), keyType, sketches, contributing, clusters)
-        // the time-disjoint layout keeps max_size_bytes (the worst case of one histogram per cell) or is not used
-        if (sizeLimit(out).forall(l => Codec.encode(EcmKind, out).length <= l)) return out
-      }
-      mergeCells(contributing, family, cells)
-    } else mergeCells(contributing, family, cells)
-    finishMerge(new EcmSketch(outParams, family, cells), keyType, sketches, contributing)
-  }
-
-  /** The contributing sketches in clusters of overlapping time spans, oldest first (core.Windows.timeClusters):
-    * a sketch's span runs from the lowest lower timestamp of its cells to the newest bucket end among them.
-    */
-  private def timeClusters(contributing: IndexedSeq[EcmSketch]): Seq[Seq[EcmSketch]] = {
-    def span(s: EcmSketch): (Long, Long) = {
-      var lo = Long.MaxValue; var hi = Long.MinValue
-      s.cells.foreach { c => if (c != null && !c.isEmpty) { lo = math.min(lo, s.family.lowerTs(c)); hi = math.max(hi, s.family.newestEnd(c)) } }
-      (lo, hi)
-    }
-    val spans = contributing.map(s => s -> span(s)).toMap
-    Windows.timeClusters(contributing)(s => spans(s)._1, s => spans(s)._2)
-  }
-
-  /** Cell i = the time-disjoint merge of the clusters' order-preserving merges of cell i. */
-  private def concatCells(clusters: Seq[Seq[EcmSketch]], family: CellFamily, n: Int): Array[WindowCounter] = {
-    val out = new Array[WindowCounter](n)
-    var i = 0
-    while (i < n) {
-      val parts = clusters.flatMap { cl =>
-        val cs = cl.map(_.cells(i)).filter(c => c != null && !c.isEmpty)
-        if (cs.isEmpty) None else Option(family.merge(cs)).filter(!_.isEmpty)
-      }
-      out(i) = if (parts.isEmpty) null else family.concat(parts)
-      i += 1
-    }
-    out
-  }
-
-  /** The sketches with a cell that holds weight at the merged clock (docs/design/merging.md, "Time-disjoint
-    * merges"): a sketch whose every bucket lies a whole window before the newest input's last
-    * timestamp is out of reach of every query of the merge, so it neither contributes nor adds depth.
-    */
-  private def retaining(sketches: Seq[EcmSketch]): IndexedSeq[EcmSketch] = {
-    val now = sketches.iterator.filter(!_.isEmpty).map(_.lastTs).foldLeft(Long.MinValue)(math.max)
-    sketches.filter(_.cells.exists(c => c != null && c.retainsAt(now))).toIndexedSeq
-  }
-
-  /** Cell i of `out` = the n-way merge into `family` of cell i of every contributing sketch. */
-  private def mergeCells(contributing: IndexedSeq[EcmSketch], family: CellFamily, out: Array[WindowCounter]): Unit = {
-    val buf = new Array[WindowCounter](contributing.size)
-    var i = 0
-    while (i < out.length) {
-      var k = 0; var nonNull = 0
-      while (k < contributing.size) { val c = contributing(k).cells(i); buf(k) = c; if (c != null) nonNull += 1; k += 1 }
-      out(i) = if (nonNull == 0) null else family.merge(buf.toSeq.filter(_ != null))
-      i += 1
-    }
-  }
+  private[ecmsketch] def mergeUnchecked(sketches: Seq[EcmSketch]): EcmSketch = EcmMerge.mergeImpl(sketches, sameStream = true, timeDisjoint = false)
 
   /** Key type, clock and depth of a merged sketch; its cells then follow its clock (which is
     * serialized), so that a merge of sketch objects and a merge of their bytes give the same bytes.
     */
-  private def finishMerge(out: EcmSketch, keyType: Int, sketches: Seq[EcmSketch], contributing: Seq[EcmSketch],
+  private[ecm] def finishMerge(out: EcmSketch, keyType: Int, sketches: Seq[EcmSketch], contributing: Seq[EcmSketch],
                           clusters: Seq[Seq[EcmSketch]] = null): EcmSketch = {
     out._keyType = keyType
     out.eventSalt = mergedSalt(sketches)
@@ -672,29 +532,7 @@ object EcmSketch {
     * Bounds.mixedMergeDepth: the inputs' bounds expressed as a depth at the output's cell epsilon,
     * plus one. Inputs all of `target`'s plan merge as [[mergeUnchecked]] does.
     */
-  private[ecmsketch] def mergeMixed(target: EcmSketch, sketches: Seq[EcmSketch]): EcmSketch = {
-    SketchException.require(sketches.nonEmpty, "merge needs at least one sketch")
-    val plan = target.plan
-    if (sketches.forall(s => s.plan == plan)) return mergeUnchecked(sketches)
-    sketches.foreach { s =>
-      val d = WindowSketch.mixedDiffs(target.diffs(s))
-      if (d.nonEmpty || s.plan.copy(levels = plan.levels, cellEpsilon = plan.cellEpsilon) != plan)
-        throw new SketchException(s"cannot merge ECM-sketches with different parameters: ${(d :+ "plan").mkString(", ")}")
-    }
-    val keyType = KeyType.merged(sketches.map(_._keyType), "ECM-sketches")
-    sketches.foreach(_.syncCells())
-    val contributing = sketches.filter(_.cells.exists(c => c != null && !c.isEmpty)).toIndexedSeq
-    val arrivals =
-      if (contributing.isEmpty) sketches.map(_.params.maxArrivals).max
-      else if (contributing.size == 1) contributing.head.params.maxArrivals
-      else Registry.cellKindOrFail(plan.cellKind).mergedArrivals(contributing.map(_.params.maxArrivals), true)
-    val outParams = target.params.copy(maxArrivals = arrivals)
-    val family = familyFor(outParams)
-    val cells = new Array[WindowCounter](target.width * target.depth)
-    // cells of another epsilon are rebuilt at the output's (a merge even for one input)
-    mergeCells(contributing, family, cells)
-    finishMerge(new EcmSketch(outParams, family, cells), keyType, sketches, contributing)
-  }
+  private[ecmsketch] def mergeMixed(target: EcmSketch, sketches: Seq[EcmSketch]): EcmSketch = EcmMerge.mergeMixed(target, sketches)
 
   private[ecmsketch] def validUtf8(b: Array[Byte]): Boolean =
     try {

@@ -2,44 +2,6 @@ package ecmsketch.window
 
 import ecmsketch.core.{SketchException, WindowCounter, Windows}
 
-/** Parameters of an exponential histogram.
-  *
-  * Bucket rule (see docs/design/exponential-histogram.md, "Exponential histogram"): level i holds buckets of size 2^i.
-  * Level 0 keeps k0 = max(1, ceil(1/eps) - 1) or k0 + 1 buckets, every higher level k = ceil(1/(2 eps))
-  * or k + 1 (the oldest level may hold fewer). With these caps every bucket j of size >= 2 satisfies
-  * ECM's invariant 1, C_j <= 2 eps (1 + sum of the newer buckets), which gives (a) relative error
-  * <= eps for the midpoint estimator on every range and (b) the order-preserving merge bound of
-  * ECM Theorem 4 (it needs invariant 1 literally; the printed ceil(1/(2 eps)) rule alone does not give it).
-  *
-  * @param epsilon relative error of one histogram, in (0, 1)
-  * @param window  window length N in ticks (time-based) or arrivals (count-based); Long.MaxValue = unbounded
-  */
-final case class EhConfig(epsilon: Double, window: Long) {
-  SketchException.require(!epsilon.isNaN && epsilon > 0.0 && epsilon < 1.0,
-    s"epsilon must be in (0, 1), got $epsilon")
-  SketchException.require(window > 0, s"window must be positive, got $window")
-  SketchException.require(epsilon >= EhConfig.MinEpsilon,
-    s"epsilon $epsilon is below the supported minimum ${EhConfig.MinEpsilon}")
-
-  /** Minimum number of size-1 buckets once a larger bucket exists. */
-  val k0: Int = math.max(1, math.ceil(1.0 / epsilon - 1e-12).toInt - 1)
-  /** Minimum number of buckets of each size >= 2 below the oldest level. */
-  val k: Int = math.max(1, math.ceil(1.0 / (2.0 * epsilon) - 1e-12).toInt)
-  /** Ring capacity of level 0 and of the other levels (the cap plus one transient slot). */
-  val cap0: Int = k0 + 2
-  val cap: Int = k + 2
-
-  @inline def maxAt(level: Int): Int = if (level == 0) k0 + 1 else k + 1
-  @inline def minAt(level: Int): Int = if (level == 0) k0 else k
-  @inline def capAt(level: Int): Int = if (level == 0) cap0 else cap
-  def unbounded: Boolean = window == Long.MaxValue
-}
-
-object EhConfig {
-  final val MinEpsilon = 1e-4
-  final val MaxLevels = 63
-}
-
 /** Exponential histogram over a sliding window (Datar et al., as restated in ECM §3 and GT §2).
   *
   * It counts arrivals (or sums non-negative integer weights) with timestamps in the window
@@ -76,9 +38,9 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   private[window] var sizes: Array[Int] = EmptyInts
   private[window] var levels: Int = 0 // levels in use: highest non-empty level + 1
   private var allocLevels: Int = 0
-  private var _total: Long = 0L
-  private var _lowerTs: Long = Long.MaxValue
-  private var _lastTs: Long = Long.MinValue
+  private[window] var _total: Long = 0L
+  private[window] var _lowerTs: Long = Long.MaxValue
+  private[window] var _lastTs: Long = Long.MinValue
   // the segment: live buckets tHead until tN, oldest first; tSuffix(i) = sum of tSizes(i until tN)
   private var tSizes: Array[Long] = EmptyLongs
   private var tEnds: Array[Long] = EmptyLongs
@@ -128,7 +90,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   }
 
   // ---------------------------------------------------------------- ring buffer helpers
-  private def ensureLevel(level: Int): Unit = {
+  private[window] def ensureLevel(level: Int): Unit = {
     if (level >= EhConfig.MaxLevels) throw new SketchException("exponential histogram overflow: more than 2^63 weight")
     if (level >= allocLevels) {
       val n = math.min(EhConfig.MaxLevels, math.max(level + 1, allocLevels * 2))
@@ -191,7 +153,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     expire(now)
   }
 
-  private def expire(now: Long): Unit = {
+  private[window] def expire(now: Long): Unit = {
     if (tN != 0) expireSegment(now)
     if (!unbounded && tHead == tN && levels > 0 && oldestEnd(levels - 1) <= now - window && now >= Long.MinValue + window) {
       val bound = now - config.window // buckets ending at or before it lie wholly outside (now - N, now]
@@ -271,7 +233,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     expire(ts)
     if (levels == 0) { ensureLevel(0); levels = 1; if (_lowerTs == Long.MaxValue) _lowerTs = ts }
     _total += v
-    carry(EmptyLongs, 0, 0, ts, v)
+    EhCarry.carry(this, EmptyLongs, 0, 0, ts, v)
   }
 
   /** Registers one arrival at each of `ts(start until end)` (non-decreasing, not before the last
@@ -297,114 +259,10 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     }
   }
 
-  /** Registers weight `ws(i)` at `ts(i)` for every i in [from, until) (timestamps non-decreasing, not
-    * before the last one): the same state as `add(ts(i), ws(i))` in order. As in [[addSorted]], the
-    * events are cut where one drops a bucket; the events between cuts go into level 0 as one
-    * run-length list of bucket ends and are carried up level by level ([[carryRuns]]), so the cost is
-    * O((k + n) log W) for n events of total weight W instead of O(n k log W). Input that `add` would
-    * refuse (a negative weight, an overflow, a timestamp out of order) is added one by one, so that
-    * the same event fails with the same message.
-    */
-  private[window] def addWeightedSorted(ts: Array[Long], ws: Array[Long], from: Int, until: Int): Unit = {
-    if (until <= from) return
-    var prev = _lastTs
-    var sum = 0L
-    var i = from
-    while (i < until) {
-      val t = ts(i); val v = ws(i)
-      if (t < prev || v <= 0 || Long.MaxValue - _total - sum < v) { // refused input or weight 0: one by one
-        var j = from; while (j < until) { add(ts(j), ws(j)); j += 1 }
-        return
-      }
-      sum += v; prev = t; i += 1
-    }
-    var a = from
-    while (a < until) {
-      val b = expiryFree(ts, a, until)
-      if (b > a) {
-        _lastTs = ts(b - 1)
-        if (levels == 0) { ensureLevel(0); levels = 1; if (_lowerTs == Long.MaxValue) _lowerTs = ts(a) }
-        var w = 0L; var j = a; while (j < b) { w += ws(j); j += 1 }
-        _total += w
-        carryRuns(ts, ws, a, b - a)
-      }
-      if (b < until) add(ts(b), ws(b)) // the event that drops a bucket, with its expiry
-      a = b + 1
-    }
-  }
-
-  /** Pushes into level 0 the run-length list of bucket ends `ends(off until off + n)` (oldest first),
-    * `counts(j)` buckets ending at `ends(j)`, and carries up as [[carry]] does: a level holding s
-    * buckets that receives c more keeps the newest (s + c) - 2m of them, m = ceil((s + c - maxK) / 2),
-    * and passes on the ends of the pairs it merged (positions 1, 3, .., 2m - 1 of its sequence,
-    * oldest first) as the next level's run-length list. The result is the state of pushing the
-    * buckets one at a time; each level costs O(its buckets + the runs it receives).
-    */
-  private def carryRuns(ends: Array[Long], counts: Array[Long], off: Int, n: Int): Unit = {
-    val sc = ExpHistogram.runScratch.get()
-    var inE = ends; var inC = counts; var inOff = off; var inN = n
-    var level = 0
-    while (inN > 0) {
-      if (level >= levels) { ensureLevel(level); levels = level + 1 }
-      val s = sizes(level)
-      var incoming = 0L
-      var j = 0
-      while (j < inN) { incoming += inC(inOff + j); j += 1 }
-      val d = incoming - (config.maxAt(level) - s) // (s + incoming) - maxK, without overflow
-      if (d <= 0) {
-        j = 0
-        while (j < inN) { appendRun(level, inE(inOff + j), inC(inOff + j).toInt); j += 1 }
-        inN = 0
-      } else {
-        val lim = 2 * (d / 2 + (d & 1)) // the merged prefix: 2m items
-        // the next level's runs: the ends at the odd positions below lim
-        val (outE, outC) = sc.pair(!(inE eq sc.e1), inN + s / 2 + 1)
-        var outN = 0
-        val r = rings(level); val h = heads(level)
-        var p = 1
-        while (p < s && p < lim) {
-          var x = h + p; if (x >= r.length) x -= r.length
-          val e = r(x)
-          if (outN > 0 && outE(outN - 1) == e) outC(outN - 1) += 1 else { outE(outN) = e; outC(outN) = 1; outN += 1 }
-          p += 2
-        }
-        var pos = s.toLong
-        j = 0
-        while (j < inN && pos < lim) {
-          val c = inC(inOff + j)
-          val odd = (math.min(pos + c, lim) >> 1) - (pos >> 1) // odd positions in [pos, min(pos + c, lim))
-          if (odd > 0) {
-            val e = inE(inOff + j)
-            if (outN > 0 && outE(outN - 1) == e) outC(outN - 1) += odd else { outE(outN) = e; outC(outN) = odd; outN += 1 }
-          }
-          pos += c; j += 1
-        }
-        // this level keeps positions [lim, s + incoming)
-        if (lim <= s) {
-          var nh = h + lim.toInt; if (nh >= r.length) nh -= r.length
-          heads(level) = nh; sizes(level) = s - lim.toInt
-          j = 0
-          while (j < inN) { appendRun(level, inE(inOff + j), inC(inOff + j).toInt); j += 1 }
-        } else {
-          heads(level) = 0; sizes(level) = 0
-          pos = s.toLong
-          j = 0
-          while (j < inN) {
-            val c = inC(inOff + j); val end = pos + c; val st = math.max(pos, lim)
-            if (end > st) appendRun(level, inE(inOff + j), (end - st).toInt)
-            pos = end; j += 1
-          }
-        }
-        inE = outE; inC = outC; inOff = 0; inN = outN
-      }
-      level += 1
-    }
-  }
-
   /** The first index in [from, n) whose arrival drops a bucket (n if none): the first timestamp at
     * or after the oldest retained end (or ts(from), when nothing is retained) plus the window.
     */
-  private def expiryFree(ts: Array[Long], from: Int, n: Int): Int = {
+  private[window] def expiryFree(ts: Array[Long], from: Int, n: Int): Int = {
     if (unbounded) return n
     val oldest = if (tHead < tN) tEnds(tHead) else if (levels > 0) oldestEnd(levels - 1) else ts(from)
     if (oldest > Long.MaxValue - window) return n
@@ -421,69 +279,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     _lastTs = last
     if (levels == 0) { ensureLevel(0); levels = 1; if (_lowerTs == Long.MaxValue) _lowerTs = ts(from) }
     _total += until - from
-    carry(ts, from, until - from, last, 0L)
-  }
-
-  /** Pushes, into level 0, the explicit bucket ends `inc0(off until off + incN0)` (oldest first) followed by
-    * `run` buckets ending at `ts`, and carries up: a level over its cap merges its oldest buckets in
-    * pairs (each pair ends at its newer end) and passes those pairs on, oldest first, to the next
-    * level. The result is the state of pushing the buckets one at a time.
-    */
-  private def carry(inc0: Array[Long], off: Int, incN0: Int, ts: Long, run0: Long): Unit = {
-    var inc = inc0
-    var incOff = off // where inc's items start (level 0 only; the carried pairs start at 0)
-    var incN = incN0
-    var run = run0
-    var level = 0
-    var done = false
-    var sc: ExpHistogram.CarryScratch = null
-    while (!done) {
-      if (level >= levels) { ensureLevel(level); levels = level + 1 }
-      val s = sizes(level)
-      val maxK = config.maxAt(level)
-      val a = s + incN // materialized prefix: the level's buckets, then the explicit incoming ones
-      if (a.toLong + run <= maxK.toLong) {
-        appendRange(level, inc, incOff, incOff + incN)
-        appendRun(level, ts, run.toInt)
-        done = true
-      } else {
-        val n = a.toLong + run
-        val m = (n - maxK + 1) / 2 // pair merges; leaves n - 2m in {maxK - 1, maxK} = {k_i, k_i + 1}
-        // The sequence, oldest first: the level's s buckets, inc(0 until incN), then `run` buckets
-        // ending at ts. Pair p merges items 2p and 2p + 1; its end is the newer one.
-        val explicitPairs = math.min(m, (a / 2).toLong).toInt
-        if (sc == null) sc = ExpHistogram.carryScratch.get()
-        var out = if (inc eq sc.p) sc.q else sc.p
-        if (out.length < explicitPairs) {
-          out = new Array[Long](math.max(explicitPairs, 2 * out.length))
-          if (out.length <= ExpHistogram.CarryKeep) { if (inc eq sc.p) sc.q = out else sc.p = out }
-        }
-        val r = rings(level)
-        val h = heads(level)
-        var j = 0
-        while (j < explicitPairs) {
-          val q = 2 * j + 1
-          out(j) = if (q < s) { var i = h + q; if (i >= r.length) i -= r.length; r(i) } else inc(incOff + q - s)
-          j += 1
-        }
-        val nextRun = m - explicitPairs
-        // this level keeps the newest n - 2m items of the sequence
-        val from = 2 * m
-        if (from <= s) {
-          var nh = h + from.toInt
-          if (nh >= r.length) nh -= r.length
-          heads(level) = nh; sizes(level) = s - from.toInt
-          appendRange(level, inc, incOff, incOff + incN)
-        } else {
-          heads(level) = 0; sizes(level) = 0
-          if (from < a) appendRange(level, inc, incOff + (from - s).toInt, incOff + incN)
-        }
-        appendRun(level, ts, (n - math.max(from, a.toLong)).toInt)
-        inc = out; incOff = 0; incN = explicitPairs; run = nextRun
-        level += 1
-        if (incN == 0 && run == 0) done = true
-      }
-    }
+    EhCarry.carry(this, ts, from, until - from, last, 0L)
   }
 
   /** Makes the ring of `level` hold at least `need` buckets (its buckets laid out from index 0 if it grows). */
@@ -505,7 +301,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   }
 
   /** Appends `src(from until until)` as the newest buckets of `level`. */
-  private def appendRange(level: Int, src: Array[Long], from: Int, until: Int): Unit = {
+  private[window] def appendRange(level: Int, src: Array[Long], from: Int, until: Int): Unit = {
     val cnt = until - from
     if (cnt > 0) {
       val s = sizes(level)
@@ -520,7 +316,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   }
 
   /** Appends `cnt` buckets ending at `ts` as the newest of `level`. */
-  private def appendRun(level: Int, ts: Long, cnt: Int): Unit = if (cnt > 0) {
+  private[window] def appendRun(level: Int, ts: Long, cnt: Int): Unit = if (cnt > 0) {
     val s = sizes(level)
     val r = reserve(level, s + cnt)
     var i = heads(level) + s
@@ -591,10 +387,6 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     val (s, q) = locate(lo)
     if (q == 0) s.toDouble else s.toDouble + (q + 1).toDouble / 2.0
   }
-
-  /** Weight with timestamps > x (tests and callers that think in exclusive boundaries). */
-  def estimateAfter(x: Long): Double = if (x == Long.MaxValue) 0.0 else estimateFrom(x + 1)
-  def boundsAfter(x: Long): (Long, Long) = if (x == Long.MaxValue) (0L, 0L) else boundsFrom(x + 1)
 
   /** Estimate for the range (now - r, now]; r in [0, N], now >= last timestamp. */
   def estimate(range: Long, now: Long): Double = {
@@ -670,7 +462,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   /** Installs a segment (sizes and ends oldest first, older than every level bucket); the caller
     * keeps the total and lowerTs right.
     */
-  private def setSegment(sz: Array[Long], ends: Array[Long]): Unit = {
+  private[window] def setSegment(sz: Array[Long], ends: Array[Long]): Unit = {
     val n = sz.length
     val suf = new Array[Long](n + 1)
     var i = n - 1
@@ -734,57 +526,9 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
 }
 
 object ExpHistogram {
-  /** The two buffers of carried pairs that [[ExpHistogram.carry]] alternates between, one pair per
-    * thread (a carry never runs inside another on the same thread): many small histograms (the cells
-    * of many sketches) would otherwise each keep their own. Buffers above [[CarryKeep]] longs are not kept.
-    */
-  private[window] final class CarryScratch { var p: Array[Long] = EmptyLongs; var q: Array[Long] = EmptyLongs }
-  private[window] final val CarryKeep = 1 << 16 // 512 KB a buffer: a batch of 2^16 rows per cell fits
-  private[window] val carryScratch: ThreadLocal[CarryScratch] = ThreadLocal.withInitial(() => new CarryScratch)
-
-  /** Two run-length lists (ends, counts) per thread for [[ExpHistogram.carryRuns]], used in turn;
-    * lists above [[CarryKeep]] runs are not kept.
-    */
-  private[window] final class RunScratch {
-    var e1: Array[Long] = EmptyLongs; var c1: Array[Long] = EmptyLongs
-    var e2: Array[Long] = EmptyLongs; var c2: Array[Long] = EmptyLongs
-    /** List 1 (or 2), made to hold at least `n` runs. */
-    def pair(first: Boolean, n: Int): (Array[Long], Array[Long]) = {
-      val (e, c) = if (first) (e1, c1) else (e2, c2)
-      if (e.length >= n) (e, c)
-      else {
-        val m = math.max(n, 2 * e.length)
-        val (ne, nc) = (new Array[Long](m), new Array[Long](m))
-        if (m <= CarryKeep) { if (first) { e1 = ne; c1 = nc } else { e2 = ne; c2 = nc } }
-        (ne, nc)
-      }
-    }
-  }
-  private[window] val runScratch: ThreadLocal[RunScratch] = ThreadLocal.withInitial(() => new RunScratch)
-
-  /** Event arrays of [[merge]], one set per thread (a merge never runs inside another on the same
-    * thread); sets above [[MergeKeep]] events are not kept.
-    */
-  private[window] final class MergeScratch {
-    var t: Array[Long] = EmptyLongs; var w: Array[Long] = EmptyLongs
-    var t2: Array[Long] = EmptyLongs; var w2: Array[Long] = EmptyLongs
-    /** Makes every array hold at least `n` events. */
-    def reserve(n: Int): MergeScratch = {
-      if (t.length < n) {
-        val m = math.max(n, math.min(MergeKeep, 2 * t.length))
-        t = new Array[Long](m); w = new Array[Long](m); t2 = new Array[Long](m); w2 = new Array[Long](m)
-      }
-      this
-    }
-    /** Drops arrays above [[MergeKeep]] events (a rare large merge does not pin them). */
-    def release(): Unit = if (t.length > MergeKeep) { t = EmptyLongs; w = EmptyLongs; t2 = EmptyLongs; w2 = EmptyLongs }
-  }
-  private[window] final val MergeKeep = 1 << 15 // 256 KB an array, 1 MB a thread: the 11 K events of a cell at eps 0.01 fit
-  private[window] val mergeScratch: ThreadLocal[MergeScratch] = ThreadLocal.withInitial(() => new MergeScratch)
-
   /** Weights up to this are added as unit arrivals (same state, faster than the run carry). */
   final val SmallWeight = 16L
-  private val EmptyLongs = new Array[Long](0)
+  private[window] val EmptyLongs = new Array[Long](0)
   private val EmptyRings = new Array[Array[Long]](0)
   private val EmptyInts = new Array[Int](0)
 
@@ -795,12 +539,7 @@ object ExpHistogram {
     * the newest bucket end of every older part, so that no retained row of a newer part lies before a
     * bucket end of an older one (docs/design/merging.md, "Time-disjoint merges"). Empty parts are ignored.
     */
-  def timeDisjoint(parts: Seq[ExpHistogram]): Boolean = {
-    var end = Long.MinValue
-    parts.forall { h =>
-      h == null || h.isEmpty || { val ok = h.lowerTs >= end; end = math.max(end, h.newestEnd); ok }
-    }
-  }
+  def timeDisjoint(parts: Seq[ExpHistogram]): Boolean = EhMerge.timeDisjoint(parts)
 
   /** Time-disjoint merge: the histograms `parts` (oldest first, [[timeDisjoint]], all of `config`)
     * laid side by side, without re-inserting anything, so that the result answers within the bound
@@ -813,57 +552,7 @@ object ExpHistogram {
     * estimator's error stays within epsilon of the parts' rows, and the segment holds O(log(W) / eps)
     * buckets however many parts it joins.
     */
-  def concat(parts: Seq[ExpHistogram], config: EhConfig): ExpHistogram = {
-    val ps = parts.filter(h => h != null && !h.isEmpty)
-    if (ps.isEmpty) return new ExpHistogram(config)
-    if (ps.exists(_.config != config)) throw new SketchException("a time-disjoint merge needs histograms of one epsilon and window")
-    if (!timeDisjoint(ps)) throw new SketchException("a time-disjoint merge of histograms whose time spans overlap")
-    val newest = ps.last
-    val out = newest.copy()
-    if (ps.size > 1) {
-      var n = newest.segmentCount
-      var total = newest.total
-      ps.init.foreach { h =>
-        n += h.bucketCount
-        if (h.total > Long.MaxValue - total) throw new SketchException("exponential histogram overflow: more than 2^63 - 1 weight")
-        total += h.total
-      }
-      val sz = new Array[Long](n); val en = new Array[Long](n)
-      var i = 0
-      ps.init.foreach(_.foreachBucket { (c, e) => sz(i) = c; en(i) = e; i += 1 })
-      var segWeight = 0L
-      var j = 0
-      while (j < newest.segmentCount) { sz(i) = newest.segmentSizeAt(j); en(i) = newest.segmentEndAt(j); segWeight += sz(i); i += 1; j += 1 }
-      compactInto(out, sz, en, n, newest.total - segWeight, config.epsilon)
-      out._total = total
-      out._lowerTs = ps.head.lowerTs
-      out._lastTs = ps.iterator.map(_.lastTs).max
-      out.expire(out._lastTs)
-    }
-    out
-  }
-
-  /** Joins consecutive buckets of `sz`/`en` (oldest first), newest first, while the joined bucket
-    * satisfies invariant 1 against `newer` plus the weight of the groups newer than it, and installs
-    * the groups as `h`'s segment.
-    */
-  private def compactInto(h: ExpHistogram, sz: Array[Long], en: Array[Long], n: Int, newer: Long, eps: Double): Unit = {
-    val gs = new Array[Long](n); val ge = new Array[Long](n) // groups, newest first
-    var m = 0
-    var w = newer
-    var i = n - 1
-    while (i >= 0) {
-      val c = sz(i)
-      if (m > 0 && (gs(m - 1) + c).toDouble <= 2.0 * eps * (1.0 + (w - gs(m - 1)).toDouble)) gs(m - 1) += c
-      else { gs(m) = c; ge(m) = en(i); m += 1 }
-      w += c
-      i -= 1
-    }
-    val osz = new Array[Long](m); val oen = new Array[Long](m)
-    var k = 0
-    while (k < m) { osz(k) = gs(m - 1 - k); oen(k) = ge(m - 1 - k); k += 1 }
-    h.setSegment(osz, oen)
-  }
+  def concat(parts: Seq[ExpHistogram], config: EhConfig): ExpHistogram = EhMerge.concat(parts, config)
 
   /** Order-preserving aggregation (ECM §5.1, Theorem 4), n-way, into a histogram with `config`.
     *
@@ -876,51 +565,5 @@ object ExpHistogram {
     * lastTs - N, out of reach of every query of the result) do not take part: a single input left
     * is copied (no error is added; docs/design/merging.md, "Time-disjoint merges").
     */
-  def merge(inputs: Seq[ExpHistogram], config: EhConfig): ExpHistogram = {
-    var lastTs = Long.MinValue
-    inputs.foreach(h => if (h != null && h.lastTs > lastTs) lastTs = h.lastTs)
-    val nonEmpty = inputs.filter(h => h != null && h.retainsAt(lastTs))
-    val out =
-      if (nonEmpty.size == 1 && nonEmpty.head.config == config) nonEmpty.head.copy()
-      else {
-        val res = new ExpHistogram(config)
-        if (nonEmpty.nonEmpty) {
-          var count = 0
-          nonEmpty.foreach(h => count += 2 * h.bucketCount)
-          // scratch space per thread: a sketch merge merges every cell in turn
-          val sc = mergeScratch.get().reserve(count)
-          val ts = sc.t; val ws = sc.w
-          val runStarts = new Array[Int](nonEmpty.size + 1)
-          var n = 0
-          var r = 0
-          nonEmpty.foreach { h =>
-            runStarts(r) = n; r += 1
-            // a bucket of c elements ending at e, after the previous end p: floor((c-1)/2) at p
-            // when positive, then the rest at e
-            var prev = h.lowerTs
-            h.foreachBucket { (c, e) =>
-              val lo = (c - 1) / 2
-              if (lo > 0) { ts(n) = prev; ws(n) = lo; n += 1 }
-              ts(n) = e; ws(n) = c - lo; n += 1
-              prev = e
-            }
-          }
-          runStarts(r) = n
-          val (sts, sws) = Windows.mergeSortedRuns(ts, ws, runStarts, r, n, sc.t2, sc.w2)
-          sc.release()
-          // equal timestamps summed in place, then added as one sorted list of weighted events
-          var i = 0
-          var m = 0
-          while (i < n) {
-            val t = sts(i); var w = sws(i); i += 1
-            while (i < n && sts(i) == t) { w += sws(i); i += 1 }
-            sts(m) = t; sws(m) = w; m += 1
-          }
-          res.addWeightedSorted(sts, sws, 0, m)
-        }
-        res
-      }
-    if (lastTs != Long.MinValue && lastTs > out.lastTs) out.advanceTo(lastTs)
-    out
-  }
+  def merge(inputs: Seq[ExpHistogram], config: EhConfig): ExpHistogram = EhMerge.merge(inputs, config)
 }

@@ -32,7 +32,7 @@ class DetWaveSuite extends AnyFunSuite {
       var i = 0
       while (i < n) {
         w.add(s.ts(i), s.ws(i))
-        if (n <= 500 || i % 7 == 0) w.checkInvariants()
+        if (n <= 500 || i % 7 == 0) DwKit.checkInvariants(w)
         assert(w.itemCount <= cfg.maxItems)
         if (i % 97 == 96 || i == n - 1) {
           val pre = Stream(s.ts.take(i + 1), s.ws.take(i + 1))
@@ -45,7 +45,7 @@ class DetWaveSuite extends AnyFunSuite {
       // later clocks: most data expired
       if (window != Long.MaxValue) for (d <- Seq(1L, window / 2, window - 1, window, window + 5)) {
         val c = w.copy(); val now = s.ts(n - 1) + d
-        c.advanceTo(now); c.checkInvariants()
+        c.advanceTo(now); DwKit.checkInvariants(c)
         worstAll = math.max(worstAll, worst(c, s, eps, now, window, s"advanced by $d"))
       }
     }
@@ -81,14 +81,14 @@ class DetWaveSuite extends AnyFunSuite {
     for (eps <- Seq(0.5, 0.1, 0.01); kind <- 0 to 3) {
       val cfg = DwConfig(eps, 1000, Long.MaxValue)
       val w = new DetWave(cfg)
-      assert(w.allocatedNodes == 0)
+      assert(DwKit.allocatedNodes(w) == 0)
       val s = stream(new Random(kind), 20000, kind, weighted = kind == 2)
       var i = 0
-      while (i < s.n) { w.add(s.ts(i), s.ws(i)); assert(w.itemCount <= cfg.maxItems && w.allocatedNodes <= cfg.maxItems); i += 1 }
-      w.checkInvariants()
+      while (i < s.n) { w.add(s.ts(i), s.ws(i)); assert(w.itemCount <= cfg.maxItems && DwKit.allocatedNodes(w) <= cfg.maxItems); i += 1 }
+      DwKit.checkInvariants(w)
     }
     val small = new DetWave(DwConfig(0.01, 1000, Long.MaxValue)); small.add(5); small.add(6)
-    assert(small.allocatedNodes <= 8)
+    assert(DwKit.allocatedNodes(small) <= 8)
   }
 
   test("max_arrivals: a stream within U never overflows and meets epsilon with a small U") {
@@ -153,7 +153,7 @@ class DetWaveSuite extends AnyFunSuite {
     val big = new DetWave(DwConfig(0.5, 10, Long.MaxValue))
     big.add(0, Long.MaxValue - 1); big.add(1, 1)
     refused(big.add(2, 1))
-    big.checkInvariants()
+    DwKit.checkInvariants(big)
     assert(new DetWave(DwConfig(0.5, 10, 5)).estimateFrom(0) == 0.0)
   }
 }

@@ -29,7 +29,7 @@ class DwCellsSuite extends AnyFunSuite {
       val r = decode(f, b, base, w.lastTs)
       if (r == null) assert(w.isEmpty && b.length == 1)
       else {
-      r.checkInvariants()
+      DwKit.checkInvariants(r)
       assert(java.util.Arrays.equals(encode(f, r, base), b))
       starts(s, w.lastTs, f.config.window).foreach { lo =>
         if (w.overflowTs == Long.MinValue || lo > w.overflowTs) {
@@ -40,8 +40,8 @@ class DwCellsSuite extends AnyFunSuite {
         }
       }
       // a decoded wave keeps working: more adds and merges
-      r.add(w.lastTs + 1, 3); r.checkInvariants()
-      DetWave.merge(Seq(r, w), f.config).checkInvariants()
+      r.add(w.lastTs + 1, 3); DwKit.checkInvariants(r)
+      DwKit.checkInvariants(DetWave.merge(Seq(r, w), f.config))
       }
     }
     info(s"${waves().size} cells, $bytes bytes")
@@ -55,7 +55,7 @@ class DwCellsSuite extends AnyFunSuite {
 
   /** Either a SketchException starting "corrupt sketch: " or a wave that passes every invariant. */
   def tryRead(f: DwCells, b: Array[Byte], base: Long, last: Long): Boolean =
-    try { val w = decode(f, b, base, last); if (w != null) w.checkInvariants(); true }
+    try { val w = decode(f, b, base, last); if (w != null) DwKit.checkInvariants(w); true }
     catch {
       case e: SketchException => assert(e.getMessage.startsWith("corrupt sketch: "), e.getMessage); false
     }

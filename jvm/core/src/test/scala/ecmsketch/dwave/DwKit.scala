@@ -62,7 +62,7 @@ object DwKit {
     var i = 0
     while (i < s.n) {
       w.add(s.ts(i), s.ws(i))
-      if (check) { w.checkInvariants(); assert(w.itemCount <= cfg.maxItems) }
+      if (check) { checkInvariants(w); assert(w.itemCount <= cfg.maxItems) }
       i += 1
     }
     w
@@ -110,4 +110,13 @@ object DwKit {
   def refused(f: => Any): ecmsketch.core.SketchException =
     try { f; throw new AssertionError("expected a SketchException") }
     catch { case e: ecmsketch.core.SketchException => e }
+
+  /** Node slots allocated (memory is proportional to the items held, at most config.maxItems). */
+  def allocatedNodes(w: DetWave): Int = w.pPos.length
+
+  /** Throws AssertionError if an internal invariant fails. */
+  def checkInvariants(w: DetWave): Unit = {
+    val v = w.violation()
+    if (v != null) throw new AssertionError(s"deterministic wave invariant: $v")
+  }
 }

@@ -10,10 +10,10 @@ class DwMergeSuite extends AnyFunSuite {
 
   /** Checks the merged wave at its clock and at later clocks (most data expired). */
   def check(m: DetWave, u: Stream, bound: Double, window: Long, what: String): Double = {
-    m.checkInvariants()
+    DwKit.checkInvariants(m)
     var r = worst(m, u, bound, m.lastTs, window, what, sound = false)
     if (window != Long.MaxValue) for (d <- Seq(window / 3, window - 2)) {
-      val c = m.copy(); c.advanceTo(m.lastTs + d); c.checkInvariants()
+      val c = m.copy(); c.advanceTo(m.lastTs + d); DwKit.checkInvariants(c)
       r = math.max(r, worst(c, u, bound, c.lastTs, window, s"$what +$d", sound = false))
     }
     r
@@ -55,7 +55,7 @@ class DwMergeSuite extends AnyFunSuite {
           val kids = (0 until 2 + rnd.nextInt(2)).map(_ => tree(d - 1))
           val u = DwConfig.mergedArrivals(kids.map(_.config.maxArrivals))
           val m = DetWave.merge(kids, DwConfig(eps, window, u))
-          m.checkInvariants()
+          DwKit.checkInvariants(m)
           assert(m.overflowTs == Long.MinValue, s"merged wave overflowed: U=$u")
           m
         }
@@ -92,7 +92,7 @@ class DwMergeSuite extends AnyFunSuite {
     assert(!(c eq w) && c.toString == w.toString)
     val later = new DetWave(cfg); later.advanceTo(s.ts.last + 50)
     val m = DetWave.merge(Seq(w, later), cfg)
-    assert(m.lastTs == s.ts.last + 50); m.checkInvariants()
+    assert(m.lastTs == s.ts.last + 50); DwKit.checkInvariants(m)
     worst(m, s, 0.25, m.lastTs, 100, "clock moved", sound = false)
     val o = build(DwConfig(0.25, 1000, 5), Stream(Array.fill(50)(7L), Array.fill(50)(1L)))
     assert(o.overflowTs == 7L)

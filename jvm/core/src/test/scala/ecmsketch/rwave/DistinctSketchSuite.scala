@@ -87,7 +87,7 @@ class DistinctSketchSuite extends AnyFunSuite {
         val truth = latest.values.count(_ > t - r).toDouble
         val est = m.count(r, null)
         q += 1; if (math.abs(est - truth) > 0.5 * truth) f += 1
-        if (m.wave.coveringLevel(0, t - r + 1) > 0) {
+        if (RwTestUtil.coveringLevel(m.wave, 0, t - r + 1) > 0) {
           inexact += 1; sumAbs += math.abs(est - truth) / (0.5 * truth); sumSigned += (est - truth) / truth
         } else assert(est == truth)
       }

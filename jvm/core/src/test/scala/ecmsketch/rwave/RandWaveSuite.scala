@@ -81,7 +81,7 @@ class RandWaveSuite extends AnyFunSuite {
     assert(w.estimateFrom(49) == 2.0 && w.entryCount >= 2)
     w.advanceTo(149)
     assert(w.isEmpty && w.entryCount == 0)
-    w.checkInvariants()
+    checkInvariants(w)
     val back = intercept[SketchException](w.advanceTo(148)).getMessage
     assert(back.contains("timestamps must be non-decreasing: got 148 after 149"), back)
     val back2 = intercept[SketchException](w.addItem(1, 10)).getMessage
@@ -118,11 +118,11 @@ class RandWaveSuite extends AnyFunSuite {
       if (math.abs(est - truth) > eps * truth) acc.f += 1
       if (truth > 0) acc.worst = math.max(acc.worst, math.abs(est - truth) / truth / eps)
       else assert(est == 0.0)
-      if (w.coveringLevel(0, lo) > 0) {
+      if (RwTestUtil.coveringLevel(w, 0, lo) > 0) {
         acc.inexact += 1; acc.sumAbs += math.abs(est - truth) / truth / eps; acc.sumSigned += (est - truth) / truth
         var i = 0
         while (i < w.config.instances) {
-          val e = w.instanceEstimateFrom(i, lo)
+          val e = RwTestUtil.instanceEstimateFrom(w, i, lo)
           acc.qi += 1; if (math.abs(e - truth) > eps * truth) acc.fi += 1
           i += 1
         }
@@ -158,7 +158,7 @@ class RandWaveSuite extends AnyFunSuite {
           evaluate(w, prefix, now, stats)
         }
       }
-      w.checkInvariants()
+      checkInvariants(w)
       all.add(stats)
       val name = Seq("random", "bursty", "runs", "all-distinct", "near-expiry", "mostly-expired")(kind)
       perKind.getOrElseUpdate(name, new Acc).add(stats)
@@ -217,9 +217,9 @@ class RandWaveSuite extends AnyFunSuite {
       var id = rnd.nextLong()
       for (t <- 0 until n) { w.addItem(id, t.toLong); id += 0x9E3779B97F4A7C15L }
       val truth = n.toDouble // lo = 0: every id, each once
-      assert(w.coveringLevel(0, 0L) > 0)
+      assert(RwTestUtil.coveringLevel(w, 0, 0L) > 0)
       for (i <- 0 until cfg.instances) {
-        val e = w.instanceEstimateFrom(i, 0L)
+        val e = RwTestUtil.instanceEstimateFrom(w, i, 0L)
         singles += 1
         if (e > (1 + tau) * truth) hi += 1
         if (e < (1 - tau) * truth) lo += 1
@@ -265,20 +265,20 @@ class RandWaveSuite extends AnyFunSuite {
       }
       val cfg = RwConfig(0.6, 0.2, window, rnd.nextLong())
       val w = build(cfg, s)
-      w.checkInvariants()
+      checkInvariants(w)
       val latest = new java.util.HashMap[Long, Long]()
       s.foreach { case (id, t) => latest.put(id, t) }
       val ids = latest.keySet().toArray.map(_.asInstanceOf[Long])
       val lts = ids.map(latest.get(_))
       for (lo <- boundaries(s, s.last._2, window) if rnd.nextInt(4) == 0; i <- 0 until cfg.instances) {
-        val l = w.coveringLevel(i, lo)
+        val l = RwTestUtil.coveringLevel(w, i, lo)
         var truth = 0
         var k = 0
         while (k < ids.length) {
           if (lts(k) >= lo && w.levelOf(i, ecmsketch.hash.Hashing.modP(ids(k))) >= l) truth += 1
           k += 1
         }
-        val got = if (l == 0) w.estimateFrom(lo) else w.instanceEstimateFrom(i, lo) / math.pow(2, l)
+        val got = if (l == 0) w.estimateFrom(lo) else RwTestUtil.instanceEstimateFrom(w, i, lo) / math.pow(2, l)
         assert(got == truth.toDouble, s"kind $kind seed $seed lo $lo instance $i level $l")
         checked += 1
       }
@@ -296,7 +296,7 @@ class RandWaveSuite extends AnyFunSuite {
       for (lo <- boundaries(s, s.last._2, Long.MaxValue) if rnd.nextInt(20) == 0) {
         val truth = o.from(lo).toDouble
         if (truth > 2 * w.config.capacity) {
-          for (i <- 0 until w.config.instances) { sum += w.instanceEstimateFrom(i, lo) / truth - 1; n += 1 }
+          for (i <- 0 until w.config.instances) { sum += RwTestUtil.instanceEstimateFrom(w, i, lo) / truth - 1; n += 1 }
         }
       }
     }
@@ -323,7 +323,7 @@ class RandWaveSuite extends AnyFunSuite {
       }
       parties.foreach(_.advanceTo(n - 1))
       val m = RandWave.merge(parties.toSeq, cfg)
-      m.checkInvariants()
+      checkInvariants(m)
       val o = new DistinctOracle(or)
       for (lo <- (n - window) until n.toLong by 97) {
         val truth = o.from(lo).toDouble
@@ -331,7 +331,7 @@ class RandWaveSuite extends AnyFunSuite {
         val err = math.abs(est - truth)
         q += 1; if (err > 0.3 * truth) f += 1
         if (truth > 0) worst = math.max(worst, err / truth / 0.3)
-        if (m.coveringLevel(0, lo) > 0) { inexact += 1; sumAbs += err / truth / 0.3; sumSigned += (est - truth) / truth }
+        if (RwTestUtil.coveringLevel(m, 0, lo) > 0) { inexact += 1; sumAbs += err / truth / 0.3; sumSigned += (est - truth) / truth }
       }
     }
     info(f"union counting: $f of $q beyond eps, worst |err|/(eps*truth) = $worst%.3f; over $inexact inexact answers mean " +
@@ -371,7 +371,7 @@ class RandWaveSuite extends AnyFunSuite {
       val merged = RandWave.merge(waves.toSeq, cfg)
       val single = build(cfg, union)
       single.advanceTo(merged.lastTs)
-      merged.checkInvariants()
+      checkInvariants(merged)
       checkSame(merged, single, union)
       // merging in a tree gives the same
       val (l, r) = waves.splitAt(sites / 2)
@@ -425,7 +425,7 @@ class RandWaveSuite extends AnyFunSuite {
         val err = math.abs(est - truth)
         q += 1; if (err > 0.3 * truth) f += 1
         if (truth > 0) worst = math.max(worst, err / truth / 0.3)
-        if (w.coveringLevel(0, lo) > 0) { inexact += 1; sumAbs += err / truth / 0.3; sumSigned += (est - truth) / truth }
+        if (RwTestUtil.coveringLevel(w, 0, lo) > 0) { inexact += 1; sumAbs += err / truth / 0.3; sumSigned += (est - truth) / truth }
       }
     }
     info(f"ECM cells: $f of $q beyond eps, worst |err|/(eps*truth) = $worst%.3f; over $inexact inexact answers mean " +
@@ -525,7 +525,7 @@ class RandWaveSuite extends AnyFunSuite {
       checkSame(a, b, s)
       checkSame(a, c, s)
       for (w <- Seq(a, b)) {
-        w.checkInvariants()
+        checkInvariants(w)
         for (inst <- 0 until cfg.instances; l <- 0 to 20) {
           val lv = w.levelAt(inst, l)
           val got = if (lv == null) Seq.empty else (0 until lv.n).map(k => (lv.ts(k), lv.ids(k)))
@@ -555,7 +555,7 @@ class RandWaveSuite extends AnyFunSuite {
       while (i < n) { val j = math.min(n, i + 1 + rnd.nextInt(20000)); b.addSortedBatch(ids, ts, i, j); i = j }
       val a = build(cfg, s)
       checkSame(a, b, s)
-      b.checkInvariants()
+      checkInvariants(b)
       for (inst <- 0 until 3; l <- 0 to 12) {
         val lv = b.levelAt(inst, l)
         val got = if (lv == null) Seq.empty else (0 until lv.n).map(k => (lv.ts(k), lv.ids(k)))
@@ -576,7 +576,7 @@ class RandWaveSuite extends AnyFunSuite {
         a.add(t, v)
         if (rnd.nextInt(300) == 0) a.estimateFrom(t)
       }
-      a.checkInvariants() // canonical against the union of its stored items
+      checkInvariants(a) // canonical against the union of its stored items
       assert(java.util.Arrays.equals(bytes(RandWave.merge(Seq(a, a.copy()), cfg)), bytes(a)))
     }
   }

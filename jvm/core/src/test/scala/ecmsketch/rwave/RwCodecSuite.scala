@@ -32,7 +32,7 @@ class RwCodecSuite extends AnyFunSuite {
       val base = s.head._2
       val b = encode(w, base)
       val d = decode(cfg, b, base, w.lastTs)
-      d.checkInvariants()
+      checkInvariants(d)
       assert(java.util.Arrays.equals(encode(d, base), b), name)
       for (lo <- boundaries(s, w.lastTs, cfg.window)) assert(d.estimateFrom(lo) == w.estimateFrom(lo), s"$name lo=$lo")
       if (cfg.window != Long.MaxValue) {
@@ -69,7 +69,7 @@ class RwCodecSuite extends AnyFunSuite {
           assert(w.estimateFrom(lo) == live.estimateFrom(lo), s"$name lo=$lo")
           var i = 0
           while (i < cfg.instances) {
-            assert(w.coveringLevel(i, lo) == live.coveringLevel(i, lo) && w.instanceEstimateFrom(i, lo) == live.instanceEstimateFrom(i, lo), s"$name i=$i lo=$lo")
+            assert(RwTestUtil.coveringLevel(w, i, lo) == RwTestUtil.coveringLevel(live, i, lo) && RwTestUtil.instanceEstimateFrom(w, i, lo) == RwTestUtil.instanceEstimateFrom(live, i, lo), s"$name i=$i lo=$lo")
             i += 1
           }
         }
@@ -81,7 +81,7 @@ class RwCodecSuite extends AnyFunSuite {
       assert(java.util.Arrays.equals(encode(merged, base), encode(all, base)), s"$name: merge of a frozen wave")
       for (w <- Seq(decode(cfg, b, base, live.lastTs), decode(cfg, b, base, live.lastTs).copy())) {
         rest.foreach { case (id, t) => w.addItem(id, t) }
-        w.checkInvariants()
+        checkInvariants(w)
         assert(java.util.Arrays.equals(encode(w, base), encode(all, base)), s"$name: items added to a frozen wave")
       }
     }
@@ -109,7 +109,7 @@ class RwCodecSuite extends AnyFunSuite {
       w.foreachLevel((_, _, lv) => extra += slack(lv))
       assert(extra == 0, s"$name: $extra spare entries after encoding")
       s.drop(half).foreach { case (id, t) => w.addItem(id, t); plain.addItem(id, t) }
-      w.checkInvariants()
+      checkInvariants(w)
       assert(java.util.Arrays.equals(encode(w, base), encode(plain, base)), name)
       for (lo <- boundaries(s, w.lastTs, cfg.window)) assert(w.estimateFrom(lo) == plain.estimateFrom(lo), s"$name lo=$lo")
     }
@@ -131,7 +131,7 @@ class RwCodecSuite extends AnyFunSuite {
         }
         try {
           val d = decode(cfg, mutated, base, w.lastTs)
-          if (d != null) { d.checkInvariants(); decode(cfg, encode(d, base), base, w.lastTs) }
+          if (d != null) { checkInvariants(d); decode(cfg, encode(d, base), base, w.lastTs) }
           accepted += 1
         } catch {
           case e: SketchException => assert(e.getMessage.startsWith("corrupt sketch: "), e.getMessage); rejected += 1
@@ -200,7 +200,7 @@ class RwCodecSuite extends AnyFunSuite {
     val e = expectCorrupt(decode(cfg, withExtra(id0, 0), 0, w.lastTs))
     assert(e.getMessage.contains("no level"))
     // an old item of level 1 when level 1 is already full of newer items
-    assert(w.levelSize(0, 1) == cap)
+    assert(RwTestUtil.levelSize(w, 0, 1) == cap)
     val id1 = Iterator.from(100000).map(_.toLong).find(x => w.levelOf(0, Hashing.modP(x)) == 1).get
     expectCorrupt(decode(cfg, withExtra(id1, 0), 0, w.lastTs))
     // an extra that repeats a level-0 id, and one newer than level 0

@@ -415,9 +415,9 @@ class TimeDisjointSuite extends AnyFunSuite {
     assert(o.mergeDepth == 1 && ecmsketch.core.Codec.layoutVersion(o) == 1)
     // a side-by-side result larger than the size limit (max_size_bytes in merge) falls back to the
     // order-preserving merge: one level, no segment; at the limit it is kept
-    val capped = EcmSketch.mergeWithin(days, b.length - 1L)
+    val capped = ecmsketch.ecm.EcmTestUtil.mergeWithin(days, b.length - 1L)
     assert(capped.mergeDepth == 1 && ecmsketch.core.Codec.layoutVersion(capped) == 1)
-    assert(java.util.Arrays.equals(ecmsketch.format.SketchCodec.encode(EcmSketch.mergeWithin(days, b.length.toLong)), b))
+    assert(java.util.Arrays.equals(ecmsketch.format.SketchCodec.encode(ecmsketch.ecm.EcmTestUtil.mergeWithin(days, b.length.toLong)), b))
     assert(java.util.Arrays.equals(ecmsketch.format.SketchCodec.encode(capped),
       ecmsketch.format.SketchCodec.encode(EcmSketch.merge(days, timeDisjoint = false))))
     // the real limit of this plan is far above it

@@ -12,7 +12,7 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import ecmsketch.core.{Annex, ByteReader, Codec, KeyType, SketchException, SketchKind, WindowSketch}
 import ecmsketch.ecm.{EcmSketch, Planner}
-import ecmsketch.ecm.dyadic.{DyadicKind, DyadicSketch, Estimate, KeyEstimate, KeyTable}
+import ecmsketch.ecm.dyadic.{DyadicKind, DyadicSketch, DyadicUniverse, Estimate, KeyEstimate, KeyTable}
 import ecmsketch.hash.Hashing
 import ecmsketch.ingest.{Ingest, SketchOps}
 
@@ -105,8 +105,8 @@ case class DyadicAgg(key: Expression, ts: Expression, window: Expression, epsilo
   override def update(buffer: Ingest[DyadicSketch], input: InternalRow): Ingest[DyadicSketch] = DataErrors(fn) {
     val k = key.eval(input)
     if (k != null) domain match {
-      case KeyType.Long => addRow(buffer, DyadicSketch.longIndex(Args.longOf(k), bits), input)
-      case DyadicSketch.DoubleKeys => addRow(buffer, DyadicSketch.doubleIndex(DyadicArgs.toDouble(k), bits), input)
+      case KeyType.Long => addRow(buffer, DyadicUniverse.longIndex(Args.longOf(k), bits), input)
+      case DyadicSketch.DoubleKeys => addRow(buffer, DyadicUniverse.doubleIndex(DyadicArgs.toDouble(k), bits), input)
       case _ =>
         val b = if (domain == KeyType.String) k.asInstanceOf[UTF8String].getBytes else k.asInstanceOf[Array[Byte]]
         KeyTable.checkKey(b)

@@ -5,7 +5,7 @@ import ecmsketch.ecm.EcmKind
 
 /** The dyadic ECM-sketch (sketch kind 5, docs/FORMAT.md): delta, universe_bits and the key domain,
   * then universe_bits + 1 level bodies, each a length-prefixed ECM-sketch body (kind 2's body)
-  * whose plan must equal the one [[DyadicSketch.plan]] derives from the header; for string and
+  * whose plan must equal the one [[DyadicPlanner.plan]] derives from the header; for string and
   * binary keys (domains 2 and 3) the candidate-key table ([[KeyTable]]) follows.
   */
 object DyadicKind extends SketchKind[DyadicSketch](5, "dyadic") {
@@ -44,7 +44,7 @@ object DyadicKind extends SketchKind[DyadicSketch](5, "dyadic") {
     val domain = in.getByte("key type")
     if (domain != KeyType.Unset && domain != KeyType.Long && domain != DyadicSketch.DoubleKeys && !DyadicSketch.isBytesDomain(domain))
       throw new SketchException(s"corrupt sketch: key type $domain of a dyadic sketch is not 0, 1, 2, 3 or 4")
-    val plan = try DyadicSketch.cachedPlan(h.epsilon, delta, h.levels, h.cellKind, bits) catch {
+    val plan = try DyadicPlanner.cachedPlan(h.epsilon, delta, h.levels, h.cellKind, bits) catch {
       case e: SketchException => throw new SketchException(s"corrupt sketch: ${e.getMessage}")
     }
     if (h.cellEpsilon != plan.cellEpsilon)

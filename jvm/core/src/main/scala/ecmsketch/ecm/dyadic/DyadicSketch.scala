@@ -2,21 +2,9 @@ package ecmsketch.ecm.dyadic
 
 import scala.collection.mutable.ArrayBuffer
 
-import ecmsketch.core.{Bounds, CellParams, KeyType, Registry, SketchException, WindowSketch, WindowSpec}
-import ecmsketch.ecm.{EcmPlan, EcmSketch, Planner, QueryKind}
+import ecmsketch.core.{CellParams, KeyType, SketchException, WindowSketch, WindowSpec}
+import ecmsketch.ecm.{EcmPlan, EcmSketch}
 import ecmsketch.hash.Hashing
-
-/** An answer with the interval its certified bound allows: lower <= true value <= upper (with the
-  * probability stated in docs/design/dyadic.md, "Dyadic ECM-sketch").
-  */
-final case class Estimate(estimate: Double, lower: Double, upper: Double)
-
-/** A reported heavy hitter / top-k key: `key` in the universe's key domain (a BIGINT key, or the
-  * smallest DOUBLE of the key's bucket for double keys, or the universe index of a string / binary
-  * key's fingerprint, whose original bytes are `bytes`; null for the other domains).
-  */
-final case class KeyEstimate(key: Long, doubleKey: Double, estimate: Double, lower: Double, upper: Double,
-                             bytes: Array[Byte] = null)
 
 /** Dyadic ECM-sketch (ECM-sketch §6.1, Theorem 5; docs/design/dyadic.md): universe_bits + 1 ECM-sketches
   * over dyadic ranges of an integer universe [0, 2^bits). Level i (0 <= i <= bits) counts
@@ -40,6 +28,8 @@ final case class KeyEstimate(key: Long, doubleKey: Double, estimate: Double, low
 final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Double, val requestedDelta: Double,
                                           private[dyadic] val levels: Array[EcmSketch]) extends WindowSketch {
   import DyadicSketch._
+  import DyadicUniverse._
+  import DyadicPlanner.worstGap
 
   private[dyadic] var _keyDomain: Int = KeyType.Unset
   /** Capacity of the candidate-key table of string / binary keys. */
@@ -50,7 +40,7 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
   private def base: EcmSketch = levels(0)
   def spec: WindowSpec = base.spec
   def plan: EcmPlan = base.plan
-  /** The level sketches' own epsilon (about epsilon / 5, see [[DyadicSketch.plan]]). */
+  /** The level sketches' own epsilon (about epsilon / 5, see [[DyadicPlanner.plan]]). */
   def innerEpsilon: Double = base.epsilon
   def cellEpsilon: Double = base.cellEpsilon
   def plannedLevels: Int = base.plannedLevels
@@ -156,14 +146,13 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
     keyTable = t
   }
 
-  /** Adds a row by its universe index (from [[indexOf]] or [[DyadicSketch.longIndex]] / [[DyadicSketch.doubleIndex]]). */
+  /** Adds a row by its universe index (from [[indexOf]] or [[DyadicUniverse.longIndex]] / [[DyadicUniverse.doubleIndex]]). */
   def addIndex(u: Long, ts: Long, v: Long): Unit = {
     if (universeBits < 64 && (u >>> universeBits) != 0L)
       throw new SketchException(s"universe index ${java.lang.Long.toUnsignedString(u)} is outside [0, 2^$universeBits)")
     checkAdd(ts, v)
     addChecked(u, ts, v)
   }
-
 
   // scratch space of addSortedBatch: one level's fingerprints (a sketch is not thread-safe)
   private[this] var batchFps: Array[Long] = null
@@ -485,8 +474,6 @@ final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Do
     b.result().distinct
   }
 
-  def nonEmptyCells: Int = levels.map(_.nonEmptyCells).sum
-
   private[dyadic] def restoreLevelsState(): Unit = copyStateFrom(base)
 
   // the levels share the sketch's clock and totals (their cells are encoded relative to it)
@@ -521,63 +508,12 @@ object DyadicSketch {
     SketchException.require(bits >= MinUniverseBits && bits <= MaxUniverseBits,
       s"universe_bits must be in [$MinUniverseBits, $MaxUniverseBits], got $bits")
 
-  /** The worst heavy-hitter gap over ratios phi in (0, 1) of levels with cell error `e` and
-    * Count-Min epsilon `epsCm`: ((1+e)/(1-e))^2 (1 + eps_cm) - 1 (the gap at phi -> 1, docs/design/dyadic.md).
-    */
-  def worstGap(e: Double, epsCm: Double): Double =
-    if (e >= 1.0) Double.PositiveInfinity else { val r = (1 + e) / (1 - e); r * r * (1 + epsCm) - 1 }
-
-  /** The plan of every level. The user's epsilon is Theorem 5's: every key with f >= (phi + epsilon)
-    * ||a_r||_1 is reported for every ratio phi at the planned merge depth. The levels are planned
-    * (journal point split, the requested merge levels and cell kind) at the largest inner epsilon
-    * whose worst gap is <= epsilon (about epsilon / 5), with the Count-Min delta divided by 2 bits
-    * (a range query reads at most 2 bits pieces).
-    */
-  def plan(epsilon: Double, delta: Double, mergeLevels: Int, cellKind: Int, universeBits: Int): EcmPlan = {
-    checkBits(universeBits)
-    Bounds.checkEpsilon(epsilon)
-    Bounds.checkLevels(mergeLevels)
-    SketchException.require(!delta.isNaN && delta > 0.0 && delta < 1.0, s"delta must be in (0, 1), got $delta")
-    val ck = Registry.cellKindOrFail(cellKind)
-    SketchException.require(ck.deterministic,
-      s"dyadic sketches need deterministic cells ('eh' or 'dwave'): range counts, quantiles and the heavy-hitter recall sum " +
-        s"and compare many cells, which '${ck.name}' (randomized-wave) cells do not certify (ECM-sketch §7.2)")
-    val pieceDelta = delta / (2.0 * universeBits)
-    def at(x: Double): EcmPlan = Planner.plan(x, pieceDelta, QueryKind.Point, mergeLevels, cellKind)
-    def gap(p: EcmPlan): Double = worstGap(Bounds.compound(p.cellEpsilon, mergeLevels), p.cmEpsilon)
-    SketchException.require(gap(at(MinInnerEpsilon)) <= epsilon,
-      s"epsilon $epsilon is too small for a dyadic sketch with $mergeLevels merge levels (its levels would need an inner epsilon " +
-        s"below $MinInnerEpsilon)")
-    // bisection on the inner epsilon: the gap grows with it
-    var lo = MinInnerEpsilon; var hi = epsilon
-    var i = 0
-    while (i < 60) { val mid = (lo + hi) / 2; if (gap(at(mid)) <= epsilon) lo = mid else hi = mid; i += 1 }
-    at(lo)
-  }
-
-  private val planCache = new java.util.concurrent.ConcurrentHashMap[(Double, Double, Int, Int, Int), EcmPlan]()
-
-  /** [[plan]], cached (decoding a sketch re-derives its plan to check the header against it). */
-  def cachedPlan(epsilon: Double, delta: Double, mergeLevels: Int, cellKind: Int, universeBits: Int): EcmPlan = {
-    val k = (epsilon, delta, mergeLevels, cellKind, universeBits)
-    val hit = planCache.get(k)
-    if (hit != null) hit
-    else {
-      val p = plan(epsilon, delta, mergeLevels, cellKind, universeBits)
-      if (planCache.size < 1024) planCache.put(k, p)
-      p
-    }
-  }
-
-  /** The smallest inner epsilon (the planner's minimum). */
-  final val MinInnerEpsilon = 0.001
-
   def create(spec: WindowSpec, epsilon: Double, delta: Double, mergeLevels: Int = 1,
              cellKind: Int = ecmsketch.core.CellFamily.ExpHistogramId, universeBits: Int = DefaultUniverseBits,
              seed: Long = EcmSketch.DefaultSeed, maxArrivals: Long = CellParams.Unbounded,
              candidates: Int = KeyTable.DefaultCapacity): DyadicSketch = {
     checkCandidates(candidates)
-    val p = cachedPlan(epsilon, delta, mergeLevels, cellKind, universeBits)
+    val p = DyadicPlanner.cachedPlan(epsilon, delta, mergeLevels, cellKind, universeBits)
     val s = new DyadicSketch(universeBits, epsilon, delta, Array.fill(universeBits + 1)(EcmSketch.create(spec, p, seed, maxArrivals)))
     s._candidates = candidates
     s
@@ -601,93 +537,10 @@ object DyadicSketch {
     */
   def merge(xs: Seq[DyadicSketch]): DyadicSketch = {
     WindowSketch.checkMergeable(xs, "dyadic merge")
-    mergeImpl(xs, (ls: Seq[EcmSketch]) => EcmSketch.merge(ls, timeDisjoint = false))
+    DyadicMerge.mergeImpl(xs, (ls: Seq[EcmSketch]) => EcmSketch.merge(ls, timeDisjoint = false))
   }
 
   /** Merge of partial sketches of one stream (count windows allowed). */
   def mergeSameStream(xs: Seq[DyadicSketch]): DyadicSketch =
-    mergeImpl(xs, (ls: Seq[EcmSketch]) => EcmSketch.mergeUnchecked(ls))
-
-  private def mergeImpl(xs: Seq[DyadicSketch], m: Seq[EcmSketch] => EcmSketch): DyadicSketch = {
-    SketchException.require(xs.nonEmpty, "merge needs at least one sketch")
-    val first = xs.head
-    xs.foreach { s =>
-      val d = first.diffs(s)
-      if (d.nonEmpty) throw new SketchException(s"cannot merge dyadic sketches with different parameters: ${d.mkString(", ")}")
-    }
-    val domain = xs.map(_._keyDomain).find(_ != KeyType.Unset).getOrElse(KeyType.Unset)
-    val lv = Array.tabulate(first.universeBits + 1)(i => m(xs.map(_.levels(i))))
-    val out = new DyadicSketch(first.universeBits, first.epsilon, first.requestedDelta, lv)
-    out._keyDomain = domain
-    out._candidates = xs.find(_.bytesKeys).getOrElse(first)._candidates
-    val tables = xs.flatMap(s => Option(s.keyTable))
-    if (tables.nonEmpty) {
-      val t = tables.head.copy()
-      tables.tail.foreach(t.absorb)
-      out.keyTable = t
-    } else if (isBytesDomain(domain)) out.keyTable = new KeyTable(out._candidates, out.epochLength)
-    out.restoreLevelsState()
-    out
-  }
-
-  // ------------------------------------------------------------------ the universe
-
-  /** Level-i prefix of index u: floor(u / 2^i) (unsigned; 0 at i = 64). */
-  @inline def prefix(u: Long, i: Int): Long = if (i >= 64) 0L else u >>> i
-
-  /** Smallest and largest BIGINT key of a universe of `bits` bits. */
-  def keyRange(bits: Int): (Long, Long) =
-    if (bits >= 64) (Long.MinValue, Long.MaxValue) else (-(1L << (bits - 1)), (1L << (bits - 1)) - 1)
-
-  def longIndex(key: Long, bits: Int): Long =
-    if (bits >= 64) key ^ Long.MinValue
-    else {
-      val (lo, hi) = keyRange(bits)
-      if (key < lo || key > hi) throw new SketchException(
-        s"key $key is outside the dyadic sketch's universe [$lo, $hi] (universe_bits => $bits); " +
-          s"build the sketch with a larger universe_bits (up to 64 covers every BIGINT)")
-      key - lo
-    }
-
-  def longKey(u: Long, bits: Int): Long = if (bits >= 64) u ^ Long.MinValue else u + keyRange(bits)._1
-
-  /** Order-preserving map of a double to an unsigned 64-bit integer (-0.0 as 0.0; NaN refused). */
-  def orderedBits(x: Double): Long = {
-    SketchException.require(!x.isNaN, "a dyadic sketch key must not be NaN")
-    val b = java.lang.Double.doubleToLongBits(if (x == 0.0) 0.0 else x)
-    if (b < 0) ~b else b ^ Long.MinValue
-  }
-
-  def doubleIndex(x: Double, bits: Int): Long = { val o = orderedBits(x); if (bits >= 64) o else o >>> (64 - bits) }
-
-  private val NegInfOrdered = orderedBits(Double.NegativeInfinity)
-
-  /** The smallest double of bucket u (-Infinity / +Infinity for the buckets of the two infinities). */
-  def doubleKey(u: Long, bits: Int): Double = {
-    val lo = if (bits >= 64) u else u << (64 - bits)
-    val o = if (java.lang.Long.compareUnsigned(lo, NegInfOrdered) < 0) NegInfOrdered else lo
-    val b = if (o < 0) o ^ Long.MinValue else ~o
-    val d = java.lang.Double.longBitsToDouble(b)
-    if (d.isNaN) Double.PositiveInfinity else d
-  }
-
-  /** Maximal dyadic pieces (level, prefix) of the unsigned index interval [lo, hi] in a universe of
-    * `bits` bits: at most two per level below the top, or the whole universe as one piece.
-    */
-  def decompose(lo: Long, hi: Long, bits: Int): Seq[(Int, Long)] = {
-    val out = ArrayBuffer[(Int, Long)]()
-    val maxIdx = if (bits >= 64) -1L else (1L << bits) - 1
-    if (lo == 0L && hi == maxIdx) { out += ((bits, 0L)); return out.toSeq }
-    var a = lo; var done = false
-    while (!done) {
-      // largest level i with a aligned to 2^i and a + 2^i - 1 <= hi
-      var i = 0
-      while (i + 1 < bits && (a & ((1L << (i + 1)) - 1)) == 0 &&
-             java.lang.Long.compareUnsigned(a + ((1L << (i + 1)) - 1), hi) <= 0) i += 1
-      out += ((i, prefix(a, i)))
-      val end = a + ((1L << i) - 1)
-      if (end == hi) done = true else a = end + 1
-    }
-    out.toSeq
-  }
+    DyadicMerge.mergeImpl(xs, (ls: Seq[EcmSketch]) => EcmSketch.mergeUnchecked(ls))
 }

@@ -18,7 +18,7 @@ class DyadicCodecSuite extends AnyFunSuite {
   def sample(seed: Int, bits: Int = 12, cell: Int = CellFamily.ExpHistogramId, eps: Double = 0.1): DyadicSketch = {
     val s = DyadicSketch.create(spec, eps, 0.1, universeBits = bits, cellKind = cell)
     val rnd = new Random(seed)
-    val (lo, hi) = DyadicSketch.keyRange(bits)
+    val (lo, hi) = DyadicUniverse.keyRange(bits)
     var t = 0L
     (0 until 800).foreach { _ => t += rnd.nextInt(3); s.add(((rnd.nextGaussian() * 40).toLong).max(lo).min(hi), t, 1 + rnd.nextInt(2)) }
     s
