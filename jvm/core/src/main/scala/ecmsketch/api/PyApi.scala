@@ -173,11 +173,15 @@ object PyApi {
   /** Keys of [[info]] in display order. */
   def infoFields(): Array[String] = SketchDescription.fields.toArray
 
-  /** Values of [[infoFields]] (boxed; null where not applicable). */
-  def info(s: WindowSketch): Array[Object] = {
-    val m = SketchDescription.describe(s)
-    SketchDescription.fields.map(f => m(f).asInstanceOf[AnyRef]).toArray
-  }
+  /** Values of [[infoFields]] (boxed; null where not applicable) for `s` as [[encode]] writes it. */
+  def info(s: WindowSketch): Array[Object] = values(SketchDescription.describe(s))
+
+  /** Values of [[infoFields]] for serialized bytes of any kind, as SQL's `sketch_info` gives them:
+    * `format_version`, `checksum` and `size_bytes` describe these bytes.
+    */
+  def infoOfBytes(b: Array[Byte]): Array[Object] = values(SketchDescription.describe(Codec.decode(b), b))
+
+  private def values(m: Map[String, Any]): Array[Object] = SketchDescription.fields.map(f => m(f).asInstanceOf[AnyRef]).toArray
 
   // ------------------------------------------------------------------ dyadic ECM-sketches (Python's DyadicSketch)
 
