@@ -25,7 +25,7 @@ SPARK_GROUPS = {"agg_funcs", "misc_funcs"}
 
 def table(spark):
     """(name, [param names]) of every function of the signature table."""
-    fns = spark._jvm.ecmsketch.spark.Functions.all()
+    fns = spark._jvm.ecmsketch.spark.SqlFunctions.all()
     out = []
     for i in range(fns.size()):
         f = fns.apply(i)

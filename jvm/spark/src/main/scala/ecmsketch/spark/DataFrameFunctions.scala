@@ -13,7 +13,7 @@ import org.apache.spark.sql.functions.lit
   *   df.agg(ecm_agg(col("url"), col("ts"), Map("window" -> 3600L, "merge_levels" -> 1)))
   * }}}
   * Each function builds the expression its SQL namesake builds (the same signature table,
-  * [[Functions]], the same defaults and checks), so the bytes are the SQL function's; the session
+  * [[SqlFunctions]], the same defaults and checks), so the bytes are the SQL function's; the session
   * needs no registration. Required arguments are Columns (`lit(0.5)` for a constant); the
   * optional ones come positionally as in SQL (window, epsilon, delta; range, now; decay,
   * decay_param, now) or, any of them, in an options map by their SQL names, the form that also
@@ -24,7 +24,7 @@ import org.apache.spark.sql.functions.lit
 // scalastyle:off method.name
 object functions {
 
-  private lazy val byName: Map[String, Functions.Fn] = Functions.all.map(fn => fn.name -> fn).toMap
+  private lazy val byName: Map[String, SqlFunctions.Fn] = SqlFunctions.all.map(fn => fn.name -> fn).toMap
 
   private def toExpression(v: Any): Expression = v match {
     case c: Column => ColumnShim.expression(c)
@@ -47,7 +47,7 @@ object functions {
         s"$name: no parameter '$k'; its parameters are ${fn.params.map(_.name).mkString(", ")}")
     }
     val named = options.toSeq.sortBy(_._1).map { case (k, v) => NamedArgumentExpression(k, toExpression(v)) }
-    Functions.builder(fn)(positional.map(toExpression) ++ named) match {
+    SqlFunctions.builder(fn)(positional.map(toExpression) ++ named) match {
       case agg: AggregateFunction => ColumnShim.column(agg.toAggregateExpression())
       case e => ColumnShim.column(e)
     }

@@ -2,7 +2,7 @@ package ecmsketch.spark
 
 /** What the parameters that several SQL functions share mean, by name: the text of their Arguments
   * section in `DESCRIBE FUNCTION EXTENDED` and in docs/reference/sql.md. A function whose parameter
-  * means something else gives its own text in the signature table ([[Functions]]).
+  * means something else gives its own text in the signature table ([[SqlFunctions]]).
   */
 private[spark] object ParamDocs {
   private val docs: Map[String, String] = Map(

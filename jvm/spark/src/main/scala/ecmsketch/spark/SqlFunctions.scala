@@ -10,7 +10,7 @@ import org.apache.spark.sql.catalyst.analysis.ExpressionBuilder
 /** The SQL functions of ecmsketch: names, signatures (positional order and named parameters) and
   * documentation. Registered by [[EcmSketchExtensions]] (spark.sql.extensions) or [[Register]].
   */
-object Functions {
+object SqlFunctions {
   /** One parameter: its name, its default as users read it (None: required) and what it is. The
     * signature Spark checks (positional order, named arguments) is built from these.
     */
@@ -325,13 +325,13 @@ object Functions {
 /** `spark.sql.extensions=ecmsketch.spark.EcmSketchExtensions` registers the functions in every new session. */
 class EcmSketchExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(ext: SparkSessionExtensions): Unit =
-    Functions.all.foreach(fn => ext.injectFunction((FunctionIdentifier(fn.name), Functions.info(fn), Functions.builder(fn))))
+    SqlFunctions.all.foreach(fn => ext.injectFunction((FunctionIdentifier(fn.name), SqlFunctions.info(fn), SqlFunctions.builder(fn))))
 }
 
 /** Registration on an already running session (called by Python's `ecmsketch.register(spark)`). */
 object Register {
   def register(spark: SparkSession): Unit = SessionShim.functionRegistry(spark) match {
-    case Some(registry) => Functions.registerAll(registry)
+    case Some(registry) => SqlFunctions.registerAll(registry)
     case None => throw new IllegalArgumentException(
       s"ecmsketch.register needs a classic SparkSession, got ${spark.getClass.getName}; under Spark Connect set spark.sql.extensions=ecmsketch.spark.EcmSketchExtensions on the server")
   }
