@@ -11,7 +11,7 @@ import ecmsketch.hash.Hashing
 import ecmsketch.window.ExpHistogram
 
 /** ECM-EH beside Sl-CM (the Sliding sketch's Count-Min, [[SlidingCM]]) and HSS-CM (the Half Sliding
-  * Sketch's Count-Min, [[HalfSlidingCM]]) at equal memory (issue 14).
+  * Sketch's Count-Min, [[HalfSlidingCM]]) at equal memory.
   *
   * Memory is counted as what each structure really holds: Sl-CM and HSS-CM their 32-bit counters
   * ([[SlidingCM.bytesHeld]], [[HalfSlidingCM.bytesHeld]]), ECM-EH its serialized bytes, the largest size it reaches at

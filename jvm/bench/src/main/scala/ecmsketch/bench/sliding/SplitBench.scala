@@ -6,7 +6,7 @@ import ecmsketch.core.{KeyType, WindowSpec}
 import ecmsketch.ecm.{EcmPlan, EcmSketch, QueryKind}
 import ecmsketch.hash.Hashing
 
-/** Where ECM-EH's bytes go, at equal memory (issue 14, "smaller cells without weakening the bound").
+/** Where ECM-EH's bytes go, at equal memory (smaller cells without weakening the bound).
   * For a budget, every split of the error between the cells (e_sw) and the Count-Min array
   * (eps_cm = e_sw / ratio) is sized to the budget (the smallest eps_cm whose sketch stays within it
   * on the stream, by bisection); ratio 1 is the journal's split (the bound max(e_sw, (1 + e_sw)
