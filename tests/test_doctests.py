@@ -54,14 +54,26 @@ def sketch_classes() -> list:
     return [getattr(S, n) for n in S.__all__ if inspect.isclass(getattr(S, n))]
 
 
-@pytest.mark.parametrize("cls", sketch_classes(), ids=lambda c: c.__name__)
-def test_sketch_class_examples_run(cls):
-    tests = docstring_tests(cls, f"ecmsketch.{cls.__name__}", {})
-    assert tests, f"{cls.__name__} has no examples"
+def run_examples(obj, name: str):
+    """Runs the examples of `obj`'s own docstring (there must be some); returns doctest's summary."""
+    tests = docstring_tests(obj, name, {})
+    assert tests, f"{name} has no examples"
     out: list = []
     runner = doctest.DocTestRunner(optionflags=FLAGS)
     for t in tests:
         runner.run(t, out=out.append)
     result = runner.summarize(verbose=False)
     assert result.failed == 0, "".join(out)
-    assert result.attempted >= 4, cls.__name__
+    return result
+
+
+@pytest.mark.parametrize("cls", sketch_classes(), ids=lambda c: c.__name__)
+def test_sketch_class_examples_run(cls):
+    assert run_examples(cls, f"ecmsketch.{cls.__name__}").attempted >= 4, cls.__name__
+
+
+
+def test_sketch_info_examples_run():
+    """The examples of ecmsketch.sketch_info (bytes as they are stored) run as written."""
+    import ecmsketch.sketches as S
+    assert run_examples(S.sketch_info, "ecmsketch.sketch_info").attempted >= 4
