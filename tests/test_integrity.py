@@ -162,3 +162,11 @@ def test_the_scala_212_and_213_jars_write_identical_bytes(tmp_path):
     a2, b2 = _bytes_from(lib212, tmp_path, b["bytes"]), _bytes_from(lib213, tmp_path, a["bytes"])
     assert a2["scala"] == "2.12" and b2["scala"] == "2.13"
     assert a2["bytes"] == b["bytes"] and b2["bytes"] == a["bytes"]
+
+
+@pytest.mark.parametrize("bad, phrase", [(None, "must be bytes"), ("abc", "must be bytes"), (b"", "not an ecmsketch sketch"),
+                                         (b"ECMS\x04", "too short for a version-4 sketch")])
+def test_sketch_info_refuses_what_is_not_a_sketch(bad, phrase):
+    from ecmsketch import sketch_info
+    with pytest.raises(SketchError, match=phrase):
+        sketch_info(bad)
