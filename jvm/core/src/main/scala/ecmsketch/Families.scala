@@ -7,7 +7,7 @@ import ecmsketch.dwave.{DwCellKind, DwKind}
 import ecmsketch.ecm.EcmKind
 import ecmsketch.ecm.dyadic.DyadicKind
 import ecmsketch.rwave.{DistinctKind, RwCellKind}
-import ecmsketch.window.{EhCellKind, EhKind}
+import ecmsketch.eh.{EhCellKind, EhKind}
 
 /** The registration list: every sketch kind and cell kind, one line per family. The core registry
   * (ecmsketch.core.Registry) loads this object by name on first use; a new family adds its

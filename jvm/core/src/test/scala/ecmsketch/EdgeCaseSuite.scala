@@ -5,7 +5,7 @@ import ecmsketch.ecm.{EcmSketch, QueryKind}
 import ecmsketch.core.{ByteWriter, SketchException, WindowSpec}
 import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.{Ingest, SketchOps}
-import ecmsketch.window.{EhConfig, EhSketch, ExpHistogram}
+import ecmsketch.eh.{EhConfig, EhSketch, ExpHistogram}
 
 /** Regressions for defects found in review: memory, extreme timestamps, mismatched windows,
   * repeated evaluation, inconsistent headers, duplicate sequence numbers.

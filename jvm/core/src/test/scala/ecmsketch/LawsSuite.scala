@@ -9,7 +9,7 @@ import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.rwave.{DistinctSketch, RandWave, RwConfig}
 import ecmsketch.core.{CellFamily, SketchException, WindowSketch, WindowSpec}
-import ecmsketch.window.{EhSketch, ExpHistogram}
+import ecmsketch.eh.{EhSketch, ExpHistogram}
 
 /** Laws that hold for every input, checked on generated small streams (ScalaCheck).
   *
@@ -423,7 +423,7 @@ class LawsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       val a = new RandWave(cfg); val b = new RandWave(cfg)
       rs.foreach { r => a.add(r.ts, r.v); if (r.v == 0) b.advanceTo(r.ts); var i = 0L; while (i < r.v) { b.add(r.ts); i += 1 } }
       for (r <- ranges(sp); last <- rs.lastOption) {
-        val lo = ecmsketch.window.ExpHistogram.lowerBound(last.ts, if (r == null) sp.window else r.longValue)
+        val lo = ecmsketch.eh.ExpHistogram.lowerBound(last.ts, if (r == null) sp.window else r.longValue)
         assert(a.estimateFrom(lo) == weightFrom(rs, lo).toDouble && b.estimateFrom(lo) == a.estimateFrom(lo))
       }
     }

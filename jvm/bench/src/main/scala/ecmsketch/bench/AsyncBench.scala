@@ -3,7 +3,7 @@ package ecmsketch.bench
 import ecmsketch.asynchronous.{AsyncKind, AsyncSketch}
 import ecmsketch.core.{Codec, WindowSpec, Windows}
 import ecmsketch.ingest.{Ingest, SketchOps}
-import ecmsketch.window.{EhKind, EhSketch}
+import ecmsketch.eh.{EhKind, EhSketch}
 
 /** The async sketches (docs/design/async.md, "Asynchronous streams"): single-thread updates/s of the sum,
   * count and quantile sketches for sorted, shuffled and 10 %-late input (and the trade-off levels

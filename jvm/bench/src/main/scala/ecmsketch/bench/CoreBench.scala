@@ -6,7 +6,7 @@ import ecmsketch.core.{CellFamily, WindowSpec}
 import ecmsketch.dwave.{DetWave, DwConfig}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
-import ecmsketch.window.{EhConfig, ExpHistogram}
+import ecmsketch.eh.{EhConfig, ExpHistogram}
 
 /** Single-thread throughput and size of the core (paper Table 3 setting: eps = 0.1, delta = 0.1,
   * window 10^6 time units). Prints a table and writes bench/results/core.{md,json}. Run with

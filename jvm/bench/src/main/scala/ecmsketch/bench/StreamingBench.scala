@@ -3,7 +3,7 @@ package ecmsketch.bench
 import ecmsketch.core.{WindowSketch, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, QueryKind}
 import ecmsketch.ingest.{SketchOps, StreamCycle}
-import ecmsketch.window.EhSketch
+import ecmsketch.eh.EhSketch
 
 /** A streaming aggregation's state over 10,000 micro-batches with 5 % late rows (docs/design/streaming.md,
   * "Streaming and late rows"): the state-store cycle of [[StreamCycle]] (the serialize /

@@ -9,7 +9,7 @@ import ecmsketch.decayed.{Decay, DecayedSketch}
 import ecmsketch.dwave.DwSketch
 import ecmsketch.rwave.DistinctSketch
 import ecmsketch.hash.Hashing
-import ecmsketch.window.EhSketch
+import ecmsketch.eh.EhSketch
 
 /** A small, Java-typed facade over the core for the Python package (JPype): primitive arrays in,
   * plain values out, no Scala defaults or collections in the signatures. Batches must be sorted by

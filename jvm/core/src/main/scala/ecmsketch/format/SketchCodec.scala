@@ -4,7 +4,7 @@ import ecmsketch.core.{Codec, Registry, WindowSketch}
 import ecmsketch.dwave.{DwKind, DwSketch}
 import ecmsketch.ecm.{EcmKind, EcmSketch}
 import ecmsketch.rwave.{DistinctKind, DistinctSketch}
-import ecmsketch.window.{EhKind, EhSketch}
+import ecmsketch.eh.{EhKind, EhSketch}
 
 /** Typed entry points to the binary format (docs/FORMAT.md, versions 1 to 4): the header is read and
   * written by [[ecmsketch.core.Codec]], each kind's body by its [[ecmsketch.core.SketchKind]]. docs/FORMAT.md

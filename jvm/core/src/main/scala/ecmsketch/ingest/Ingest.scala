@@ -7,7 +7,7 @@ import ecmsketch.dwave.{DwKind, DwSketch}
 import ecmsketch.ecm.{EcmKind, EcmSketch}
 import ecmsketch.hash.Hashing
 import ecmsketch.rwave.{DistinctKind, DistinctSketch}
-import ecmsketch.window.{EhKind, EhSketch}
+import ecmsketch.eh.{EhKind, EhSketch}
 
 /** How the ingest layer creates, feeds, merges and encodes one kind of sketch. */
 trait SketchOps[S <: WindowSketch] extends Serializable {

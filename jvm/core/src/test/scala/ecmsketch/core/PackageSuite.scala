@@ -46,23 +46,23 @@ class PackageSuite extends AnyFunSuite {
       Seq("ecm -> ecm.dyadic"))
     assert(parentToChild(Seq("package ecmsketch.ecm\nobject Y { val z = dyadic.X }\n", "package ecmsketch.ecm.dyadic\nobject X\n")) ==
       Seq("ecm -> ecm.dyadic"))
-    assert(dependencies(Seq("package ecmsketch.ecm.dyadic\nimport ecmsketch.window.X\n"))("ecm") == Set("window"))
+    assert(dependencies(Seq("package ecmsketch.ecm.dyadic\nimport ecmsketch.eh.X\n"))("ecm") == Set("eh"))
   }
 
   test("the rules catch what they are meant to catch") {
     val g = dependencies(Seq(
-      "package ecmsketch.core\nimport ecmsketch.window.ExpHistogram\n",
-      "package ecmsketch.window\nimport ecmsketch.core.{A, B}\nobject X { val y = ecmsketch.dwave.DwConfig.Unbounded }\n",
+      "package ecmsketch.core\nimport ecmsketch.eh.ExpHistogram\n",
+      "package ecmsketch.eh\nimport ecmsketch.core.{A, B}\nobject X { val y = ecmsketch.dwave.DwConfig.Unbounded }\n",
       "package ecmsketch.dwave\n// ecmsketch.rwave in a comment\nobject Z { val s = \"ecmsketch.rwave.X\" }\n"))
-    assert(g("core") == Set("window"))
-    assert(g("window") == Set("core", "dwave"))
+    assert(g("core") == Set("eh"))
+    assert(g("eh") == Set("core", "dwave"))
     assert(g("dwave") == Set.empty)
-    assert(mutualPairs(g) == Seq("core <-> window"))
+    assert(mutualPairs(g) == Seq("core <-> eh"))
   }
 }
 
 object PackageSuite {
-  val Families: Set[String] = Set("window", "dwave", "rwave", "ecm", "asynchronous", "decayed")
+  val Families: Set[String] = Set("eh", "dwave", "rwave", "ecm", "asynchronous", "decayed")
 
   private final val CoreSources = "jvm/core/src/main/scala"
 

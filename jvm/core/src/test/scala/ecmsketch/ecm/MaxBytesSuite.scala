@@ -35,8 +35,8 @@ class MaxBytesSuite extends AnyFunSuite {
     // the adversary: (k+1) arrivals of weight 2^i for every level i from L down to 1 and (k0+1) of weight 1,
     // spread evenly over the window (long timestamp gaps), for every L whose total fits in 2^63 - 1
     for ((eps, window) <- Seq((0.1427, 1000L), (0.0295, 1000L), (0.1573, 1L << 40), (0.0898, Long.MaxValue), (0.3, 1000000L))) {
-      val c = ecmsketch.window.EhConfig(eps, window)
-      val worst = ecmsketch.window.EhCellKind.worstCellBytes(
+      val c = ecmsketch.eh.EhConfig(eps, window)
+      val worst = ecmsketch.eh.EhCellKind.worstCellBytes(
         ecmsketch.core.CellParams(eps, window, 0L, 0.0, Long.MaxValue)).get
       val span = math.min(window, 1L << 62)
       var best = 0
@@ -44,10 +44,10 @@ class MaxBytesSuite extends AnyFunSuite {
         val weights = (top to 0 by -1).flatMap(i => Seq.fill(if (i > 0) c.k + 1 else c.k0 + 1)(1L << i))
         val total = weights.foldLeft(BigInt(0))(_ + _)
         if (total <= BigInt(Long.MaxValue)) {
-          val h = new ecmsketch.window.ExpHistogram(c)
+          val h = new ecmsketch.eh.ExpHistogram(c)
           weights.zipWithIndex.foreach { case (w, j) => h.add((BigInt(j) * (span - 1) / weights.length).toLong, w) }
           val out = new ecmsketch.core.ByteWriter(256)
-          new ecmsketch.window.EhCells(c).write(h, out, 0L)
+          new ecmsketch.eh.EhCells(c).write(h, out, 0L)
           val bytes = out.toByteArray.length
           assert(bytes <= worst, s"eps $eps window $window top level $top: $bytes bytes > worst case $worst")
           best = math.max(best, bytes)

@@ -5,7 +5,7 @@ import ecmsketch.core.{SketchException, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.{Ingest, SketchOps}
-import ecmsketch.window.EhSketch
+import ecmsketch.eh.EhSketch
 
 import scala.util.Random
 

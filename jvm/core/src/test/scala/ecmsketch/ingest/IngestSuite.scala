@@ -7,7 +7,7 @@ import ecmsketch.dwave.{DwConfig, DwSketch}
 import ecmsketch.ecm.{EcmSketch, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.{Ingest, SketchOps}
-import ecmsketch.window.EhSketch
+import ecmsketch.eh.EhSketch
 
 import scala.util.Random
 

@@ -6,7 +6,7 @@ import ecmsketch.core.{Bounds, WindowSketch, WindowSpec}
 import ecmsketch.dwave.DwSketch
 import ecmsketch.ecm.{EcmSketch, QueryKind}
 import ecmsketch.hash.Hashing
-import ecmsketch.window.EhSketch
+import ecmsketch.eh.EhSketch
 
 /** A streaming aggregation's state over many micro-batches with late rows (docs/design/streaming.md,
   * "Streaming and late rows"), through the state-store cycle of [[StreamCycle]]: the state's size,

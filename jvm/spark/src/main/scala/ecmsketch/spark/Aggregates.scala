@@ -14,7 +14,7 @@ import ecmsketch.format.MergeBuffer
 import ecmsketch.hash.Hashing
 import ecmsketch.ingest.{Ingest, SketchOps}
 import ecmsketch.rwave.{DistinctKind, DistinctSketch}
-import ecmsketch.window.{EhKind, EhSketch}
+import ecmsketch.eh.{EhKind, EhSketch}
 
 /** Turns a core [[SketchException]] from parameter validation into an analysis error. */
 private[spark] object Checks {

@@ -16,7 +16,7 @@ import ecmsketch.dwave.{DwKind, DwSketch}
 import ecmsketch.ecm.{EcmKind, EcmSketch}
 import ecmsketch.ecm.dyadic.DyadicSketch
 import ecmsketch.rwave.{DistinctKind, DistinctSketch}
-import ecmsketch.window.{EhKind, EhSketch}
+import ecmsketch.eh.{EhKind, EhSketch}
 
 /** Base of the sketch query functions: the first `sketchArgs` children are BINARY sketches, a NULL
   * sketch gives NULL, and the last decoded sketch of each argument is cached (queries usually

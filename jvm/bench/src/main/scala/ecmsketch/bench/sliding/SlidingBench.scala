@@ -8,7 +8,7 @@ import ecmsketch.bench.CoreBench
 import ecmsketch.core.{Codec, KeyType, WindowSpec}
 import ecmsketch.ecm.{EcmKind, EcmSketch, QueryKind}
 import ecmsketch.hash.Hashing
-import ecmsketch.window.ExpHistogram
+import ecmsketch.eh.ExpHistogram
 
 /** ECM-EH beside Sl-CM (the Sliding sketch's Count-Min, [[SlidingCM]]) and HSS-CM (the Half Sliding
   * Sketch's Count-Min, [[HalfSlidingCM]]) at equal memory.

@@ -1,9 +1,9 @@
-package ecmsketch.window
+package ecmsketch.eh
 
 import org.scalatest.funsuite.AnyFunSuite
 import ecmsketch.Oracle
 import ecmsketch.core.{SketchException, WindowSpec}
-import ecmsketch.window.{EhConfig, EhSketch, ExpHistogram}
+import ecmsketch.eh.{EhConfig, EhSketch, ExpHistogram}
 
 import scala.util.Random
 

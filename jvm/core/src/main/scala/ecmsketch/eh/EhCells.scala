@@ -1,4 +1,4 @@
-package ecmsketch.window
+package ecmsketch.eh
 
 import ecmsketch.core.{Bounds, ByteReader, ByteWriter, CellFamily, SketchException, WindowCounter}
 

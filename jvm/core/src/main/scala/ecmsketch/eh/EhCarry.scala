@@ -1,24 +1,24 @@
-package ecmsketch.window
+package ecmsketch.eh
 
 /** The carry of an [[ExpHistogram]]: buckets pushed into level 0 in bulk (explicit ends, a run of
   * equal ends, or run-length lists) and carried up level by level, with the same result as pushing
   * them one at a time.
   */
-private[window] object EhCarry {
+private[eh] object EhCarry {
   import ExpHistogram.EmptyLongs
 
   /** The two buffers of carried pairs that [[carry]] alternates between, one pair per
     * thread (a carry never runs inside another on the same thread): many small histograms (the cells
     * of many sketches) would otherwise each keep their own. Buffers above [[CarryKeep]] longs are not kept.
     */
-  private[window] final class CarryScratch { var p: Array[Long] = EmptyLongs; var q: Array[Long] = EmptyLongs }
-  private[window] final val CarryKeep = 1 << 16 // 512 KB a buffer: a batch of 2^16 rows per cell fits
-  private[window] val carryScratch: ThreadLocal[CarryScratch] = ThreadLocal.withInitial(() => new CarryScratch)
+  private[eh] final class CarryScratch { var p: Array[Long] = EmptyLongs; var q: Array[Long] = EmptyLongs }
+  private[eh] final val CarryKeep = 1 << 16 // 512 KB a buffer: a batch of 2^16 rows per cell fits
+  private[eh] val carryScratch: ThreadLocal[CarryScratch] = ThreadLocal.withInitial(() => new CarryScratch)
 
   /** Two run-length lists (ends, counts) per thread for [[carryRuns]], used in turn;
     * lists above [[CarryKeep]] runs are not kept.
     */
-  private[window] final class RunScratch {
+  private[eh] final class RunScratch {
     var e1: Array[Long] = EmptyLongs; var c1: Array[Long] = EmptyLongs
     var e2: Array[Long] = EmptyLongs; var c2: Array[Long] = EmptyLongs
     /** List 1 (or 2), made to hold at least `n` runs. */
@@ -33,7 +33,7 @@ private[window] object EhCarry {
       }
     }
   }
-  private[window] val runScratch: ThreadLocal[RunScratch] = ThreadLocal.withInitial(() => new RunScratch)
+  private[eh] val runScratch: ThreadLocal[RunScratch] = ThreadLocal.withInitial(() => new RunScratch)
 
   /** Registers weight `ws(i)` at `ts(i)` for every i in [from, until) (timestamps non-decreasing, not
     * before the last one): the same state as `add(ts(i), ws(i))` in order. As in [[ExpHistogram.addSorted]], the

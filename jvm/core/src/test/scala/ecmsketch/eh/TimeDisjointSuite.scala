@@ -1,4 +1,4 @@
-package ecmsketch.window
+package ecmsketch.eh
 
 import org.scalatest.funsuite.AnyFunSuite
 

@@ -1,17 +1,17 @@
-package ecmsketch.window
+package ecmsketch.eh
 
 import ecmsketch.core.{SketchException, Windows}
 
 /** Merges of exponential histograms: the order-preserving merge ([[ExpHistogram.merge]]) and the
   * time-disjoint concatenation ([[ExpHistogram.concat]]).
   */
-private[window] object EhMerge {
+private[eh] object EhMerge {
   import ExpHistogram.EmptyLongs
 
   /** Event arrays of [[ExpHistogram.merge]], one set per thread (a merge never runs inside another on the same
     * thread); sets above [[MergeKeep]] events are not kept.
     */
-  private[window] final class MergeScratch {
+  private[eh] final class MergeScratch {
     var t: Array[Long] = EmptyLongs; var w: Array[Long] = EmptyLongs
     var t2: Array[Long] = EmptyLongs; var w2: Array[Long] = EmptyLongs
     /** Makes every array hold at least `n` events. */
@@ -25,8 +25,8 @@ private[window] object EhMerge {
     /** Drops arrays above [[MergeKeep]] events (a rare large merge does not pin them). */
     def release(): Unit = if (t.length > MergeKeep) { t = EmptyLongs; w = EmptyLongs; t2 = EmptyLongs; w2 = EmptyLongs }
   }
-  private[window] final val MergeKeep = 1 << 15 // 256 KB an array, 1 MB a thread: the 11 K events of a cell at eps 0.01 fit
-  private[window] val mergeScratch: ThreadLocal[MergeScratch] = ThreadLocal.withInitial(() => new MergeScratch)
+  private[eh] final val MergeKeep = 1 << 15 // 256 KB an array, 1 MB a thread: the 11 K events of a cell at eps 0.01 fit
+  private[eh] val mergeScratch: ThreadLocal[MergeScratch] = ThreadLocal.withInitial(() => new MergeScratch)
 
   /** See [[ExpHistogram.timeDisjoint]]. */
   def timeDisjoint(parts: Seq[ExpHistogram]): Boolean = {

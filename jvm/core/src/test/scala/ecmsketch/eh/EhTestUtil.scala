@@ -1,4 +1,4 @@
-package ecmsketch.window
+package ecmsketch.eh
 
 /** Queries of exponential histograms that only the suites ask. */
 object EhTestUtil {

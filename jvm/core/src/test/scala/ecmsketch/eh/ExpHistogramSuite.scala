@@ -1,9 +1,9 @@
-package ecmsketch.window
+package ecmsketch.eh
 
 import org.scalatest.funsuite.AnyFunSuite
 import ecmsketch.Oracle
 import ecmsketch.core.SketchException
-import ecmsketch.window.{EhConfig, ExpHistogram}
+import ecmsketch.eh.{EhConfig, ExpHistogram}
 
 import scala.util.Random
 

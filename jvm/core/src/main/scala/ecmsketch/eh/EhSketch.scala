@@ -1,4 +1,4 @@
-package ecmsketch.window
+package ecmsketch.eh
 
 import ecmsketch.core.{Bounds, CounterSketch, SketchException, WindowCounter, WindowSketch, WindowSpec, Windows}
 

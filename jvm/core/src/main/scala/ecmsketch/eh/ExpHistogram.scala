@@ -1,4 +1,4 @@
-package ecmsketch.window
+package ecmsketch.eh
 
 import ecmsketch.core.{SketchException, WindowCounter, Windows}
 
@@ -32,15 +32,15 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
 
   // One ring buffer per level, grown on demand (doubling up to the level's capacity), so memory
   // is proportional to the buckets held; r0 caches level 0's ring for the insert path.
-  private[window] var rings: Array[Array[Long]] = EmptyRings
+  private[eh] var rings: Array[Array[Long]] = EmptyRings
   private var r0: Array[Long] = EmptyLongs
-  private[window] var heads: Array[Int] = EmptyInts
-  private[window] var sizes: Array[Int] = EmptyInts
-  private[window] var levels: Int = 0 // levels in use: highest non-empty level + 1
+  private[eh] var heads: Array[Int] = EmptyInts
+  private[eh] var sizes: Array[Int] = EmptyInts
+  private[eh] var levels: Int = 0 // levels in use: highest non-empty level + 1
   private var allocLevels: Int = 0
-  private[window] var _total: Long = 0L
-  private[window] var _lowerTs: Long = Long.MaxValue
-  private[window] var _lastTs: Long = Long.MinValue
+  private[eh] var _total: Long = 0L
+  private[eh] var _lowerTs: Long = Long.MaxValue
+  private[eh] var _lastTs: Long = Long.MinValue
   // the segment: live buckets tHead until tN, oldest first; tSuffix(i) = sum of tSizes(i until tN)
   private var tSizes: Array[Long] = EmptyLongs
   private var tEnds: Array[Long] = EmptyLongs
@@ -90,7 +90,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   }
 
   // ---------------------------------------------------------------- ring buffer helpers
-  private[window] def ensureLevel(level: Int): Unit = {
+  private[eh] def ensureLevel(level: Int): Unit = {
     if (level >= EhConfig.MaxLevels) throw new SketchException("exponential histogram overflow: more than 2^63 weight")
     if (level >= allocLevels) {
       val n = math.min(EhConfig.MaxLevels, math.max(level + 1, allocLevels * 2))
@@ -153,7 +153,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
     expire(now)
   }
 
-  private[window] def expire(now: Long): Unit = {
+  private[eh] def expire(now: Long): Unit = {
     if (tN != 0) expireSegment(now)
     if (!unbounded && tHead == tN && levels > 0 && oldestEnd(levels - 1) <= now - window && now >= Long.MinValue + window) {
       val bound = now - config.window // buckets ending at or before it lie wholly outside (now - N, now]
@@ -262,7 +262,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   /** The first index in [from, n) whose arrival drops a bucket (n if none): the first timestamp at
     * or after the oldest retained end (or ts(from), when nothing is retained) plus the window.
     */
-  private[window] def expiryFree(ts: Array[Long], from: Int, n: Int): Int = {
+  private[eh] def expiryFree(ts: Array[Long], from: Int, n: Int): Int = {
     if (unbounded) return n
     val oldest = if (tHead < tN) tEnds(tHead) else if (levels > 0) oldestEnd(levels - 1) else ts(from)
     if (oldest > Long.MaxValue - window) return n
@@ -301,7 +301,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   }
 
   /** Appends `src(from until until)` as the newest buckets of `level`. */
-  private[window] def appendRange(level: Int, src: Array[Long], from: Int, until: Int): Unit = {
+  private[eh] def appendRange(level: Int, src: Array[Long], from: Int, until: Int): Unit = {
     val cnt = until - from
     if (cnt > 0) {
       val s = sizes(level)
@@ -316,7 +316,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   }
 
   /** Appends `cnt` buckets ending at `ts` as the newest of `level`. */
-  private[window] def appendRun(level: Int, ts: Long, cnt: Int): Unit = if (cnt > 0) {
+  private[eh] def appendRun(level: Int, ts: Long, cnt: Int): Unit = if (cnt > 0) {
     val s = sizes(level)
     val r = reserve(level, s + cnt)
     var i = heads(level) + s
@@ -462,7 +462,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
   /** Installs a segment (sizes and ends oldest first, older than every level bucket); the caller
     * keeps the total and lowerTs right.
     */
-  private[window] def setSegment(sz: Array[Long], ends: Array[Long]): Unit = {
+  private[eh] def setSegment(sz: Array[Long], ends: Array[Long]): Unit = {
     val n = sz.length
     val suf = new Array[Long](n + 1)
     var i = n - 1
@@ -528,7 +528,7 @@ final class ExpHistogram(val config: EhConfig) extends WindowCounter {
 object ExpHistogram {
   /** Weights up to this are added as unit arrivals (same state, faster than the run carry). */
   final val SmallWeight = 16L
-  private[window] val EmptyLongs = new Array[Long](0)
+  private[eh] val EmptyLongs = new Array[Long](0)
   private val EmptyRings = new Array[Array[Long]](0)
   private val EmptyInts = new Array[Int](0)
 
