@@ -1,9 +1,11 @@
 package ecmsketch.bench
 
+import ecmsketch.ecm.EcmOps
+
 import ecmsketch.core.{KeyType, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.hash.Hashing
-import ecmsketch.ingest.{Ingest, SketchOps}
+import ecmsketch.ingest.Ingest
 
 /** The work of `ecm_agg(key, ts, 1000000, eps, eps)` over the Spark benchmark's rows without Spark:
   * `parts` partial aggregates (one Ingest per partition, rows in time order or shuffled in each partition, one merge level planned
@@ -35,7 +37,7 @@ object AggPathBench {
     val epsList = if (args.length > 2) args(2).split(",").toSeq.map(_.toDouble) else Seq(0.1, 0.01)
     for (eps <- epsList) {
       val plan = Planner.plan(eps, eps, QueryKind.Point, 1)
-      val ops = new SketchOps.Ecm(() => EcmSketch.create(spec, plan, EcmSketch.DefaultSeed), KeyType.Long)
+      val ops = new EcmOps(() => EcmSketch.create(spec, plan, EcmSketch.DefaultSeed), KeyType.Long)
       val ingestT, serT, finalT, readT, mergeT, encT = new Array[Double](reps)
       var bytes = 0
       var depth = -1; var bound = 0.0

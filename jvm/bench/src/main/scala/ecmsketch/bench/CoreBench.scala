@@ -1,5 +1,7 @@
 package ecmsketch.bench
 
+import ecmsketch.ecm.EcmOps
+
 import java.nio.file.{Files, Paths}
 
 import ecmsketch.core.{CellFamily, WindowSpec}
@@ -47,7 +49,7 @@ object CoreBench {
   def orderRows(n: Int, reps: Int, window: Long): Seq[(String, String, String)] = {
     val spec = WindowSpec(countWindow = false, tsMicros = false, window = window)
     val wName = if (window >= n) "all rows" else f"${window.toDouble}%.0e"
-    val ops = new ecmsketch.ingest.SketchOps.Ecm(() => EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, 1L), ecmsketch.core.KeyType.Long)
+    val ops = new EcmOps(() => EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, 1L), ecmsketch.core.KeyType.Long)
     val inTs = Array.tabulate(n)(_.toLong)
     val inFp = inTs.map(ecmsketch.hash.Hashing.fingerprintLong)
     val rvTs = inTs.reverse; val rvFp = inFp.reverse
@@ -142,7 +144,7 @@ object CoreBench {
     rows += (("ECM-EH array", s"${last.width} x ${last.depth}, cell eps ${"%.4f".format(last.cellEpsilon)}", "journal split, 0 merge levels"))
 
     // The same stream through the ingest layer (reorder buffer), as the SQL aggregate feeds it
-    val ops = new ecmsketch.ingest.SketchOps.Ecm(() => EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 0, 1L), ecmsketch.core.KeyType.Long)
+    val ops = new EcmOps(() => EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 0, 1L), ecmsketch.core.KeyType.Long)
     val fps = keys.map(ecmsketch.hash.Hashing.fingerprintLong)
     val ingestRates = (0 until reps).map { _ =>
       val ing = new ecmsketch.ingest.Ingest(ops, spec.window)

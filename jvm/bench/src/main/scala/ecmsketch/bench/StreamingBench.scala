@@ -1,5 +1,7 @@
 package ecmsketch.bench
 
+import ecmsketch.ecm.EcmOps
+
 import ecmsketch.core.{WindowSketch, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, QueryKind}
 import ecmsketch.ingest.{SketchOps, StreamCycle}
@@ -63,7 +65,7 @@ object StreamingBench {
     val outPath = if (args.length > 1) args(1) else "bench/results/streaming.md"
     val spec = WindowSpec(countWindow = false, tsMicros = false, window = WindowBatches * Ticks)
     val eh = SketchOps.eh(() => EhSketch.create(spec, 0.1, 1))
-    val ecm = new SketchOps.Ecm(() => EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, 7L), ecmsketch.core.KeyType.Long)
+    val ecm = new EcmOps(() => EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, 7L), ecmsketch.core.KeyType.Long)
     // the runs kept before make a batch slower and slower: that configuration stops after this long
     val budget = 150L * 1000 * 1000 * 1000
     val cases: Seq[(String, () => (Seq[Row], Seq[Row], Long))] = Seq(

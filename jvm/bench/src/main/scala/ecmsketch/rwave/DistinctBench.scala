@@ -2,7 +2,7 @@ package ecmsketch.rwave
 
 import ecmsketch.core.{KeyType, WindowSpec}
 import ecmsketch.hash.Hashing
-import ecmsketch.ingest.{Ingest, SketchOps}
+import ecmsketch.ingest.Ingest
 
 /** Manual benchmark (not a test) of the distinct_agg path without Spark: `parts` partitions of a
   * time-ordered stream (ts = row / 10, values uniform over 1M), each built through the ingest layer
@@ -18,7 +18,7 @@ object DistinctBench {
     val fps = Array.fill(rows)(Hashing.fingerprintLong(rnd.nextLong(1000000)))
     val ts = Array.tabulate(rows)(i => i / 10L)
     val spec = WindowSpec(countWindow = false, tsMicros = false, window = 1000000L)
-    val ops = new SketchOps.Distinct(() => DistinctSketch.create(spec, 0.1, 0.05, DistinctSketch.DefaultSeed), KeyType.Long)
+    val ops = new DistinctOps(() => DistinctSketch.create(spec, 0.1, 0.05, DistinctSketch.DefaultSeed), KeyType.Long)
     val mx = java.lang.management.ManagementFactory.getThreadMXBean
     // thread CPU time: the machine is shared, wall time is not
     def now(): Long = mx.getCurrentThreadCpuTime

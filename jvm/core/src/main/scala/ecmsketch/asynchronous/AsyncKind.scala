@@ -1,6 +1,7 @@
 package ecmsketch.asynchronous
 
-import ecmsketch.core.{ByteReader, ByteWriter, Codec, SketchException, SketchHeader, SketchKind, Windows}
+import ecmsketch.core.InfoField.{int, long, real, text}
+import ecmsketch.core.{ByteReader, ByteWriter, Codec, SketchException, SketchHeader, SketchKind, Windows, InfoField, FunctionSpec}
 
 /** The async sketch (sketch kind 6, docs/FORMAT.md "Async sketch"): cell kind 0 (no cells), then
   * body version, measure, delta, seed, identity, trade-off level, alpha and the levels, each its
@@ -8,6 +9,7 @@ import ecmsketch.core.{ByteReader, ByteWriter, Codec, SketchException, SketchHea
   * including that each element sits at a level its coins allow.
   */
 object AsyncKind extends SketchKind[AsyncSketch](6, "async") {
+  override def functions: Seq[FunctionSpec] = AsyncFunctions.all
   final val BodyVersion = 1
   final val BodyHeaderSize = 25
 
@@ -136,6 +138,9 @@ object AsyncKind extends SketchKind[AsyncSketch](6, "async") {
   /** Partial sketches of one stream merge the same way (the union is lossless). */
   def mergeSameStream(xs: Seq[AsyncSketch]): AsyncSketch = AsyncSketch.merge(xs)
   def mergeDiffs(a: AsyncSketch, b: AsyncSketch): Seq[String] = a.diffs(b)
+
+  def infoFields: Seq[InfoField] = Seq(real("delta"), long("seed"), text("cell_kind"), text("measure"),
+    int("sample_capacity"), int("tradeoff_level"), text("identity"), int("levels_used"), long("retained"))
 
   def info(s: AsyncSketch): Map[String, Any] = {
     s.canonicalize()

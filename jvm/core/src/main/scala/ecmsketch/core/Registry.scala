@@ -64,8 +64,15 @@ abstract class SketchKind[S <: WindowSketch](val id: Int, val name: String)(impl
   def mergeSameStream(xs: Seq[S]): S
   /** Parameters that differ between two sketches a merge aggregate combines (empty: they merge). */
   def mergeDiffs(a: S, b: S): Seq[String]
-  /** This kind's `sketch_info` fields (the shared ones come from [[SketchDescription]]). */
+  /** The `sketch_info` fields this kind reports beside the shared ones ([[SketchDescription.shared]]):
+    * their names and types, in the order `sketch_info` lists them. The fields of its cell kind come
+    * from [[CellKind.infoFields]].
+    */
+  def infoFields: Seq[InfoField]
+  /** Values of this kind's [[infoFields]] (and of its cell kind's) for `s`; a missing field is NULL. */
   def info(s: S): Map[String, Any]
+  /** The kind's SQL functions: aggregates, merges and queries ([[FunctionSpec]]). */
+  def functions: Seq[FunctionSpec] = Nil
   /** The certified relative error of the kind's main query at the sketch's merge depth. */
   def errorBound(s: S): Double
   /** The checksum-less format version (1 to 3) whose layout the body follows: [[Codec.Version]] unless a
@@ -127,7 +134,9 @@ abstract class CellKind(val id: Int, val name: String) {
   def readParams(in: ByteReader, c: EcmCellContext): CellHeader = CellHeader(CellParams.Unbounded, 0.0)
   /** [[SketchKind.readsAs]] for a sketch of these cells. */
   def readsAs(version: Int, written: Int): Boolean = false
-  /** The cell fields of `sketch_info` (max_arrivals, cell_delta, wave_capacity, wave_instances). */
+  /** The `sketch_info` fields its cells add to the sketch that holds them (names and types). */
+  def infoFields: Seq[InfoField] = Nil
+  /** Values of [[infoFields]] for cells of family `f`. */
   def info(f: CellFamily): Map[String, Any] = Map.empty
   /** max_arrivals of a merge of several contributing sketches (see DwConfig.mergedArrivals). */
   def mergedArrivals(us: Seq[Long], sameStream: Boolean): Long = CellParams.Unbounded

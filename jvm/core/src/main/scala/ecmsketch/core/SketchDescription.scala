@@ -1,34 +1,51 @@
 package ecmsketch.core
 
+import InfoField.{flag, int, long, real, text}
+
 /** What `sketch_info` (SQL) and `info()` (Python) report for a sketch: the fields every kind shares
-  * here, the kind's own from its [[SketchKind.info]].
+  * ([[shared]]), then the fields each registered kind and cell kind declares ([[SketchKind.infoFields]],
+  * [[CellKind.infoFields]]), in registration order. A field that does not apply to a sketch is NULL.
   */
 object SketchDescription {
-  /** Field names in display order. Window is null when unbounded; first_ts/last_ts are null for an
-    * empty sketch; fields that do not apply to a sketch or cell kind are null.
+  /** The fields of every sketch. `window` is NULL when unbounded; `first_ts` and `last_ts` are NULL for an
+    * empty sketch.
     */
-  val fields: Seq[String] = Seq("kind", "format_version", "window_type", "window", "ts_unit", "epsilon", "delta",
-    "width", "depth", "cell_kind", "cell_epsilon", "cm_epsilon", "max_arrivals", "cell_delta", "wave_capacity",
-    "wave_instances", "optimize_for", "key_type", "seed",
-    "planned_merge_levels", "merge_depth", "error_bound", "point_error_bound", "inner_product_error_bound",
-    "total_error_bound", "first_ts", "last_ts", "total_weight", "size_bytes",
-    "universe_bits", "range_error_bound", "quantile_rank_error_bound", "heavy_hitter_error_bound",
-    "candidates", "candidate_recall_floor",
-    // async sketches
-    "measure", "sample_capacity", "tradeoff_level", "identity", "levels_used", "retained",
-    // decayed sketches
-    "decay", "decay_param", "tau", "constant", "max_weight", "resolution", "stored_entries",
-    // ECM-sketches with EH cells: the largest size the plan allows on any stream (what max_bytes bounds)
-    "max_size_bytes",
-    // whether the bytes carry a checksum (format version 4); last, so that the fields before keep their positions
-    "checksum")
+  val shared: Seq[InfoField] = Seq(text("kind"), int("format_version"), flag("checksum"), text("window_type"),
+    long("window"), text("ts_unit"), real("epsilon"), real("cell_epsilon"), int("planned_merge_levels"),
+    int("merge_depth"), real("error_bound"), long("first_ts"), long("last_ts"), long("total_weight"), int("size_bytes"))
 
-  private val notApplicable: Map[String, Any] = Seq("cell_kind", "max_arrivals", "cell_delta", "wave_capacity", "wave_instances",
-    "delta", "width", "depth", "cm_epsilon", "optimize_for", "key_type", "seed", "point_error_bound",
-    "total_error_bound", "inner_product_error_bound", "universe_bits", "range_error_bound", "quantile_rank_error_bound",
-    "heavy_hitter_error_bound", "candidates", "candidate_recall_floor",
-    "measure", "sample_capacity", "tradeoff_level", "identity", "levels_used", "retained",
-    "decay", "decay_param", "tau", "constant", "max_weight", "resolution", "stored_entries", "max_size_bytes").map(_ -> null).toMap
+  /** `sketch_info`, the SQL function of every kind. */
+  val functions: Seq[FunctionSpec] = Seq(
+    FunctionSpec("sketch_info",
+      Seq(FunctionSpec.req("sketch", "Any ecmsketch sketch (BINARY); NULL gives NULL.")),
+      "_FUNC_(sketch) - STRUCT describing a sketch: kind, parameters, merge depth, certified error bound, timestamps, size.",
+      "misc_funcs",
+      "STRUCT<kind: STRING, ..., size_bytes: INT, ...> (fields that do not apply to the sketch's kind are NULL)",
+      Seq(FunctionSpec.Example(s"SELECT sketch_info(s).kind, sketch_info(s).window, sketch_info(s).epsilon, " +
+        s"sketch_info(s).last_ts FROM (SELECT eh_agg(ts, 10, 0.1) AS s FROM ${FunctionSpec.Ticks});", "eh\t10\t0.1\t3"))))
+
+  /** Every field, in display order: the shared ones, then each registered kind's, then each cell kind's
+    * (a name declared twice must have one type, and is listed once).
+    */
+  lazy val schema: Seq[InfoField] = union(shared, Registry.sketchKinds.map(k => (k.name, k.infoFields)) ++
+    Registry.cellKinds.map(k => (k.name + " cells", k.infoFields)))
+
+  /** The names of [[schema]]. */
+  lazy val fields: Seq[String] = schema.map(_.name)
+
+  /** `base` followed by each owner's fields not already listed; a field declared with two types is refused. */
+  def union(base: Seq[InfoField], owned: Seq[(String, Seq[InfoField])]): Seq[InfoField] = {
+    val out = Seq.newBuilder[InfoField] ++= base
+    val seen = scala.collection.mutable.LinkedHashMap[String, (InfoType, String)]()
+    base.foreach(f => seen(f.name) = (f.tpe, "every sketch"))
+    for ((owner, fs) <- owned; f <- fs) seen.get(f.name) match {
+      case Some((t, _)) if t == f.tpe =>
+      case Some((t, other)) =>
+        throw new IllegalStateException(s"sketch_info field '${f.name}' is ${f.tpe.sqlName} for $owner but ${t.sqlName} for $other")
+      case None => seen(f.name) = (f.tpe, owner); out += f
+    }
+    out.result()
+  }
 
   /** The description of `s`, whose encoding is `bytes`: the bytes it was read from, or its encoding.
     * `format_version` and `checksum` describe those bytes (a sketch read from version-1 bytes reports 1
@@ -49,13 +66,14 @@ object SketchDescription {
       "epsilon" -> s.epsilon, "cell_epsilon" -> s.cellEpsilon,
       "planned_merge_levels" -> s.plannedLevels, "merge_depth" -> s.mergeDepth,
       "first_ts" -> (if (s.isEmpty) null else s.firstTs), "last_ts" -> (if (s.isEmpty) null else s.lastTs),
-      "total_weight" -> s.count, "size_bytes" -> bytes.length) ++ notApplicable
+      "total_weight" -> s.count, "size_bytes" -> bytes.length)
     val kind = Registry.kindOf(s).getOrElse(throw new SketchException(s"unknown sketch ${s.getClass.getSimpleName}"))
     val own = info(kind, s)
-    val unknown = own.keySet -- fields
-    if (unknown.nonEmpty) // a kind's sketch_info fields must be declared above (and in Spark's SketchInfo schema)
-      throw new IllegalStateException(s"sketch kind '${kind.name}' reports sketch_info fields not in SketchDescription.fields: ${unknown.toSeq.sorted.mkString(", ")}")
-    common ++ Map[String, Any]("kind" -> kind.name, "error_bound" -> errorBound(kind, s)) ++ own
+    val declared = (kind.infoFields ++ Registry.cellKinds.flatMap(_.infoFields)).map(_.name).toSet
+    val unknown = own.keySet -- declared
+    if (unknown.nonEmpty) // a kind reports only the fields it (or a cell kind) declares
+      throw new IllegalStateException(s"sketch kind '${kind.name}' reports undeclared sketch_info fields: ${unknown.toSeq.sorted.mkString(", ")}")
+    fields.map(_ -> (null: Any)).toMap ++ common ++ Map[String, Any]("kind" -> kind.name, "error_bound" -> errorBound(kind, s)) ++ own
   }
 
   private def info[S <: WindowSketch](k: SketchKind[S], s: WindowSketch): Map[String, Any] = k.info(k.cast(s).get)

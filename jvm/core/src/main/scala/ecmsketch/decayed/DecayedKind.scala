@@ -1,6 +1,7 @@
 package ecmsketch.decayed
 
-import ecmsketch.core.{ByteReader, ByteWriter, Codec, SketchException, SketchHeader, SketchKind, WindowSpec}
+import ecmsketch.core.InfoField.{int, long, real, text}
+import ecmsketch.core.{ByteReader, ByteWriter, Codec, SketchException, SketchHeader, SketchKind, WindowSpec, InfoField, FunctionSpec}
 
 /** The decayed sketch (sketch kind 7, docs/FORMAT.md "Decayed sketch"): cell kind 0 (no window
   * cells), then the parameters, then per copy the levels that exist, each with t_i and its entries
@@ -8,6 +9,7 @@ import ecmsketch.core.{ByteReader, ByteWriter, Codec, SketchException, SketchHea
   * selected at its level (MinHit >= 0) and its key (expiry or timestamp) must lie above t_i.
   */
 object DecayedKind extends SketchKind[DecayedSketch](7, "decayed") {
+  override def functions: Seq[FunctionSpec] = DecayedFunctions.all
   final val BodyVersion = 1
 
   def describe: String = "a decayed sketch (from decayed_agg or decayed_merge)"
@@ -133,6 +135,9 @@ object DecayedKind extends SketchKind[DecayedSketch](7, "decayed") {
   def merge(xs: Seq[DecayedSketch]): DecayedSketch = DecayedSketch.merge(xs)
   def mergeSameStream(xs: Seq[DecayedSketch]): DecayedSketch = DecayedSketch.merge(xs)
   def mergeDiffs(a: DecayedSketch, b: DecayedSketch): Seq[String] = a.diffs(b)
+
+  def infoFields: Seq[InfoField] = Seq(real("delta"), long("seed"), int("depth"), text("decay"), real("decay_param"),
+    int("tau"), real("constant"), long("max_weight"), long("resolution"), int("stored_entries"))
 
   def info(s: DecayedSketch): Map[String, Any] = Map(
     "delta" -> s.params.delta, "seed" -> s.params.seed, "depth" -> s.params.copies,

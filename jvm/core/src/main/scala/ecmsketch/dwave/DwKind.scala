@@ -1,10 +1,11 @@
 package ecmsketch.dwave
 
-import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, CellHeader, CellKind, CellParams, Codec, EcmCellContext, SketchException,
-  SketchHeader, OneCellKind}
+import ecmsketch.core.InfoField.{long, real, text}
+import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, CellHeader, CellKind, CellParams, Codec, EcmCellContext, SketchException, SketchHeader, OneCellKind, InfoField, FunctionSpec}
 
 /** The stand-alone deterministic wave (sketch kind 3): max_arrivals (i64), then one wave cell. */
 object DwKind extends OneCellKind[DwSketch](3, "dwave", CellFamily.DetWaveId) {
+  override def functions: Seq[FunctionSpec] = DwFunctions.all
   def describe: String = "a deterministic wave (from dwave_agg or dwave_merge)"
   def expected: String = "a deterministic wave (from dwave_agg)"
   def plural: String = "deterministic waves"
@@ -25,6 +26,7 @@ object DwKind extends OneCellKind[DwSketch](3, "dwave", CellFamily.DetWaveId) {
   def merge(xs: Seq[DwSketch]): DwSketch = DwSketch.merge(xs)
   def mergeSameStream(xs: Seq[DwSketch]): DwSketch = DwSketch.mergeUnchecked(xs)
   def mergeDiffs(a: DwSketch, b: DwSketch): Seq[String] = a.diffs(b)
+  def infoFields: Seq[InfoField] = Seq(text("cell_kind"), long("max_arrivals"), real("total_error_bound"))
   def info(s: DwSketch): Map[String, Any] = Map("cell_kind" -> "dwave", "max_arrivals" -> DwCellKind.arrivals(s.maxArrivals),
     "total_error_bound" -> s.errorBound)
   def errorBound(s: DwSketch): Double = s.errorBound
@@ -38,6 +40,7 @@ object DwCellKind extends CellKind(CellFamily.DetWaveId, "dwave") {
   def family(p: CellParams): CellFamily = new DwCells(DwConfig(p.cellEpsilon, p.window, p.maxArrivals))
   override def writeParams(f: CellFamily, out: ByteWriter): Unit = out.putLong(config(f).maxArrivals)
   override def readParams(in: ByteReader, c: EcmCellContext): CellHeader = CellHeader(readMaxArrivals(in), 0.0)
+  override def infoFields: Seq[InfoField] = Seq(long("max_arrivals"))
   override def info(f: CellFamily): Map[String, Any] = Map("max_arrivals" -> arrivals(config(f).maxArrivals))
   override def mergedArrivals(us: Seq[Long], sameStream: Boolean): Long = DwConfig.mergedArrivals(us, sameStream)
 

@@ -1,13 +1,14 @@
 package ecmsketch.ecm
 
-import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, Codec, EcmCellContext, KeyType, Registry, SketchException,
-  SketchHeader, SketchKind, WindowCounter}
+import ecmsketch.core.InfoField.{int, long, real, text}
+import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, Codec, EcmCellContext, KeyType, Registry, SketchException, SketchHeader, SketchKind, WindowCounter, InfoField, FunctionSpec}
 import ecmsketch.hash.Hashing
 
 /** The ECM-sketch (sketch kind 2): its Count-Min header (docs/FORMAT.md), the cell parameters its
   * cell kind keeps there, then width x depth cells, row-major.
   */
 object EcmKind extends SketchKind[EcmSketch](2, "ecm") {
+  override def functions: Seq[FunctionSpec] = EcmFunctions.all
   final val HeaderSize = 94
 
   def describe: String = "an ECM-sketch (from ecm_agg or ecm_merge)"
@@ -120,6 +121,10 @@ object EcmKind extends SketchKind[EcmSketch](2, "ecm") {
   def mergeDiffs(a: EcmSketch, b: EcmSketch): Seq[String] = a.diffs(b) ++
     (if (a.keyType != KeyType.Unset && b.keyType != KeyType.Unset && a.keyType != b.keyType)
       Seq(s"key type ${KeyType.name(a.keyType)} vs ${KeyType.name(b.keyType)}") else Nil)
+
+  def infoFields: Seq[InfoField] = Seq(text("cell_kind"), real("delta"), int("width"), int("depth"), real("cm_epsilon"),
+    text("optimize_for"), text("key_type"), long("seed"), real("point_error_bound"), real("inner_product_error_bound"),
+    real("total_error_bound"), long("max_size_bytes"))
 
   def info(e: EcmSketch): Map[String, Any] = {
     val det = e.plan.deterministicCells

@@ -1,9 +1,11 @@
 package ecmsketch.eh
 
-import ecmsketch.core.{CellFamily, CellKind, CellParams, Codec, ByteReader, ByteWriter, SketchHeader, OneCellKind}
+import ecmsketch.core.InfoField.{real, text}
+import ecmsketch.core.{CellFamily, CellKind, CellParams, Codec, ByteReader, ByteWriter, SketchHeader, OneCellKind, InfoField, FunctionSpec}
 
 /** The stand-alone exponential histogram (sketch kind 1): one EH cell after the common header. */
 object EhKind extends OneCellKind[EhSketch](1, "eh", CellFamily.ExpHistogramId) {
+  override def functions: Seq[FunctionSpec] = EhFunctions.all
   def describe: String = "an exponential histogram (from eh_agg or eh_merge)"
   def expected: String = "an exponential histogram sketch (from eh_agg)"
   def plural: String = "exponential histograms"
@@ -21,6 +23,7 @@ object EhKind extends OneCellKind[EhSketch](1, "eh", CellFamily.ExpHistogramId) 
   def merge(xs: Seq[EhSketch]): EhSketch = EhSketch.merge(xs)
   def mergeSameStream(xs: Seq[EhSketch]): EhSketch = EhSketch.mergeUnchecked(xs)
   def mergeDiffs(a: EhSketch, b: EhSketch): Seq[String] = a.diffs(b)
+  def infoFields: Seq[InfoField] = Seq(text("cell_kind"), real("total_error_bound"))
   def info(s: EhSketch): Map[String, Any] = Map("cell_kind" -> "eh", "total_error_bound" -> s.errorBound)
   def errorBound(s: EhSketch): Double = s.errorBound
   override def formatVersion(s: EhSketch): Int = if (s.histogram.segmented) 2 else Codec.Version

@@ -4,10 +4,8 @@ import scala.collection.mutable.ArrayBuffer
 
 import ecmsketch.core.{Annex, Bundle, ByteReader, Codec, CounterSketch, SketchException, SketchKind, WindowSketch}
 import ecmsketch.dwave.{DwKind, DwSketch}
-import ecmsketch.ecm.{EcmKind, EcmSketch}
-import ecmsketch.hash.Hashing
-import ecmsketch.rwave.{DistinctKind, DistinctSketch}
 import ecmsketch.eh.{EhKind, EhSketch}
+import ecmsketch.hash.Hashing
 
 /** How the ingest layer creates, feeds, merges and encodes one kind of sketch. */
 trait SketchOps[S <: WindowSketch] extends Serializable {
@@ -43,35 +41,6 @@ trait SketchOps[S <: WindowSketch] extends Serializable {
 }
 
 object SketchOps {
-  /** ECM-sketches of one plan and seed; `keyType` is recorded on every run. */
-  final class Ecm(factory: () => EcmSketch, keyType: Int) extends SketchOps[EcmSketch] {
-    def create(): EcmSketch = { val s = factory(); s.setKeyType(keyType); s }
-    def add(s: EcmSketch, fp: Long, ts: Long, v: Long): Unit = s.addFingerprint(fp, ts, v)
-    override def addSorted(s: EcmSketch, fps: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit =
-      s.addSortedBatch(fps, ts, vs, from, until)
-    def merge(xs: Seq[EcmSketch]): EcmSketch = EcmKind.mergeSameStream(xs)
-    override def createSide(): Option[EcmSketch] = EcmSketch.sideOf(create())
-    override def mergeRuns(xs: Seq[EcmSketch]): EcmSketch = EcmSketch.mergeMixed(create(), xs)
-    override lazy val lossless: Boolean = !create().plan.deterministicCells
-    override def eventSalted: Boolean = lossless
-    override def setEventSalt(s: EcmSketch, salt: Long): Unit = s.setEventSalt(salt)
-    def encode(s: EcmSketch): Array[Byte] = Codec.encode(EcmKind, s)
-    def decode(b: Array[Byte]): EcmSketch = Codec.decodeAs(EcmKind, b)
-  }
-
-  /** Distinct-count sketches: `fp` is the value's fingerprint; every row has weight 1. */
-  final class Distinct(factory: () => DistinctSketch, keyType: Int) extends SketchOps[DistinctSketch] {
-    def create(): DistinctSketch = { val s = factory(); s.setKeyType(keyType); s }
-    def add(s: DistinctSketch, fp: Long, ts: Long, v: Long): Unit = s.addFingerprint(fp, ts)
-    /** Only the last occurrence of a value in a sorted batch changes the state (docs/design/rwave.md). */
-    override def addSorted(s: DistinctSketch, fps: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit =
-      s.addSortedBatch(fps, ts, from, until)
-    def merge(xs: Seq[DistinctSketch]): DistinctSketch = DistinctKind.mergeSameStream(xs)
-    override def lossless: Boolean = true
-    def encode(s: DistinctSketch): Array[Byte] = Codec.encode(DistinctKind, s)
-    def decode(b: Array[Byte]): DistinctSketch = Codec.decodeAs(DistinctKind, b)
-  }
-
   /** Stand-alone counters (exponential histogram, deterministic wave) of kind `kind`: the key is
     * ignored. `side` makes a fine side run of a main-plan sketch, `mixed` merges runs of both into
     * the plan of its first argument.
@@ -87,9 +56,12 @@ object SketchOps {
     def decode(b: Array[Byte]): S = Codec.decodeAs(kind, b)
   }
 
+  /** Exponential histograms (the one-cell kinds need nothing beyond [[Counter]]). */
   def eh(factory: () => EhSketch): Counter[EhSketch] = new Counter(factory, EhKind, EhSketch.sideOf, EhSketch.mergeMixed)
+  /** Deterministic waves. */
   def dw(factory: () => DwSketch): Counter[DwSketch] = new Counter(factory, DwKind, DwSketch.sideOf, DwSketch.mergeMixed)
 }
+
 
 /** Builds a sketch from rows in any order (docs/design/rows-in-any-order.md, "Rows in any order").
   *

@@ -1,12 +1,13 @@
 package ecmsketch.rwave
 
-import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, CellHeader, CellKind, CellParams, Codec, EcmCellContext, KeyType,
-  SketchException, SketchHeader, OneCellKind}
+import ecmsketch.core.InfoField.{int, long, real, text}
+import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, CellHeader, CellKind, CellParams, Codec, EcmCellContext, KeyType, SketchException, SketchHeader, OneCellKind, InfoField, FunctionSpec}
 
 /** The distinct-count sketch (sketch kind 4): delta (f64), seed (i64), key type (u8), queue
   * capacity (u32), instances (u16), then one randomized-wave cell.
   */
 object DistinctKind extends OneCellKind[DistinctSketch](4, "distinct", CellFamily.RandWaveId) {
+  override def functions: Seq[FunctionSpec] = DistinctFunctions.all
   def describe: String = "a distinct-count sketch (from distinct_agg or distinct_merge)"
   def expected: String = "a distinct-count sketch (from distinct_agg)"
   def plural: String = "distinct-count sketches"
@@ -36,6 +37,7 @@ object DistinctKind extends OneCellKind[DistinctSketch](4, "distinct", CellFamil
   def merge(xs: Seq[DistinctSketch]): DistinctSketch = DistinctSketch.merge(xs)
   def mergeSameStream(xs: Seq[DistinctSketch]): DistinctSketch = DistinctSketch.mergeUnchecked(xs)
   def mergeDiffs(a: DistinctSketch, b: DistinctSketch): Seq[String] = a.diffs(b)
+  def infoFields: Seq[InfoField] = Seq(text("cell_kind"), real("delta"), text("key_type"), long("seed"))
   def info(d: DistinctSketch): Map[String, Any] = RwCellKind.info(d.config) ++ Map(
     "cell_kind" -> RwCellKind.name, "delta" -> d.delta, "key_type" -> KeyType.name(d.keyType), "seed" -> d.seed)
   def errorBound(s: DistinctSketch): Double = s.errorBound
@@ -71,6 +73,7 @@ object RwCellKind extends CellKind(CellFamily.RandWaveId, "rwave") {
     CellHeader(CellParams.Unbounded, cellDelta, f => if (stored == cfg.instances) f else new RwCells(cfg, stored))
   }
 
+  override def infoFields: Seq[InfoField] = Seq(real("cell_delta"), int("wave_capacity"), int("wave_instances"))
   override def info(f: CellFamily): Map[String, Any] = info(config(f))
 
   private[rwave] def info(c: RwConfig): Map[String, Any] =

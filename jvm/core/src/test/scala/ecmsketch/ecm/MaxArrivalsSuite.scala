@@ -6,7 +6,7 @@ import ecmsketch.Oracle
 import ecmsketch.core.{CellFamily, SketchException, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
-import ecmsketch.ingest.{Ingest, SketchOps}
+import ecmsketch.ingest.Ingest
 
 import scala.util.Random
 
@@ -148,7 +148,7 @@ class MaxArrivalsSuite extends AnyFunSuite {
 
   /** Input orders for the ingest layer: shuffled, 30% late, and 8 shuffled partitions merged as Spark does. */
   def viaIngest(d: Rows, spec: WindowSpec, u: Long, seed: Long, rnd: Random): Seq[(String, EcmSketch, Long)] = {
-    val ops = new SketchOps.Ecm(() => dwSketch(spec, 1, seed, u), ecmsketch.core.KeyType.Long)
+    val ops = new EcmOps(() => dwSketch(spec, 1, seed, u), ecmsketch.core.KeyType.Long)
     def feed(order: Seq[Int]): Ingest[EcmSketch] = {
       val ing = new Ingest(ops, spec.window)
       order.foreach(i => ing.add(ecmsketch.hash.Hashing.fingerprintLong(d.keys(i)), d.ts(i), d.ws(i)))

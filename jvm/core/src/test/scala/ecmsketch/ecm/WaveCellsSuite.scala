@@ -1,5 +1,7 @@
 package ecmsketch.ecm
 
+import ecmsketch.rwave.DistinctOps
+
 import org.scalatest.funsuite.AnyFunSuite
 
 import ecmsketch.Oracle
@@ -180,7 +182,7 @@ class WaveCellsSuite extends AnyFunSuite with DecodedChecks {
     val vals = Array.fill(n)(rnd.nextInt(2000).toLong)
     val perm = rnd.shuffle((0 until n).toVector)
     val dwOps = SketchOps.dw(() => DwSketch.create(spec, 0.05, 1, DwConfig.Unbounded))
-    val dsOps = new SketchOps.Distinct(() => DistinctSketch.create(spec, 0.2, 0.1, 1L), ecmsketch.core.KeyType.Long)
+    val dsOps = new DistinctOps(() => DistinctSketch.create(spec, 0.2, 0.1, 1L), ecmsketch.core.KeyType.Long)
     val a = new Ingest(dwOps, spec.window); val b = new Ingest(dsOps, spec.window)
     perm.foreach { i => a.add(0L, ts(i), 1L); b.add(ecmsketch.hash.Hashing.fingerprintLong(vals(i)), ts(i), 1L) }
     val dw = a.result(); val ds = b.result()

@@ -1,5 +1,7 @@
 package ecmsketch.ingest
 
+import ecmsketch.ecm.EcmOps
+
 import org.scalatest.funsuite.AnyFunSuite
 
 import ecmsketch.core.{CellFamily, KeyType, WindowSpec}
@@ -23,7 +25,7 @@ class EventIdSuite extends AnyFunSuite {
   // eps 0.1: capacity 3600 per cell, more than all live events of every test below
   val plan = Planner.plan(0.1, 0.1, QueryKind.Point, 0, CellFamily.RandWaveId)
   val seed = 11L
-  def ops = new SketchOps.Ecm(() => EcmSketch.create(spec, plan, seed), KeyType.Long)
+  def ops = new EcmOps(() => EcmSketch.create(spec, plan, seed), KeyType.Long)
 
   type Row = (Long, Long, Long) // key, ts, weight
 

@@ -1,5 +1,7 @@
 package ecmsketch.ingest
 
+import ecmsketch.ecm.EcmOps
+
 import org.scalatest.funsuite.AnyFunSuite
 import ecmsketch.Oracle
 import ecmsketch.core.{Bounds, Bundle, CounterSketch, SketchException, WindowSketch, WindowSpec}
@@ -23,9 +25,9 @@ class IngestSuite extends AnyFunSuite {
   }
 
   def ecmOps(seed: Long, sp: WindowSpec = spec) =
-    new SketchOps.Ecm(() => EcmSketch.create(sp, 0.1, 0.1, QueryKind.Point, 1, seed), ecmsketch.core.KeyType.Long)
+    new EcmOps(() => EcmSketch.create(sp, 0.1, 0.1, QueryKind.Point, 1, seed), ecmsketch.core.KeyType.Long)
 
-  def ingest(ops: SketchOps.Ecm, data: Seq[(Long, Long, Long)]): Ingest[EcmSketch] = {
+  def ingest(ops: EcmOps, data: Seq[(Long, Long, Long)]): Ingest[EcmSketch] = {
     val ing = new Ingest(ops, spec.window)
     data.foreach { case (k, t, w) => ing.add(ecmsketch.hash.Hashing.fingerprintLong(k), t, w) }
     ing
@@ -358,7 +360,7 @@ class IngestSuite extends AnyFunSuite {
       val sp = WindowSpec(countWindow = false, tsMicros = false, window = w)
       val what = s"$name w=$w parts=$parts"
       val ranges = Seq(1L, 10L, 100L, 1000L, 10000L, math.min(w, span / 2), math.min(w, span + 1)).distinct
-      val eOps = new SketchOps.Ecm(() => EcmSketch.create(sp, 0.1, 0.1, QueryKind.Point, 1, 3), ecmsketch.core.KeyType.Long)
+      val eOps = new EcmOps(() => EcmSketch.create(sp, 0.1, 0.1, QueryKind.Point, 1, 3), ecmsketch.core.KeyType.Long)
       val (e, late) = viaPartitions(eOps, sp, d, order, parts)
       // with the short window most late rows lie a window behind and are dropped
       if (w > span) assert(late > 0, s"$what: no late rows")
@@ -503,7 +505,7 @@ class IngestSuite extends AnyFunSuite {
     val badMagic = bytes.clone(); badMagic(0) = 'X'.toByte
     refused(badMagic, "bad magic")
     // a run of another plan (epsilon 0.2) inside a v2 bundle is refused when the runs are merged
-    val other = new SketchOps.Ecm(() => EcmSketch.create(sp, 0.2, 0.1, QueryKind.Point, 1, 2), ecmsketch.core.KeyType.Long)
+    val other = new EcmOps(() => EcmSketch.create(sp, 0.2, 0.1, QueryKind.Point, 1, 2), ecmsketch.core.KeyType.Long)
     val alien = Bundle.write(Ingest.BundleMagic, 2, Seq(SketchCodec.encode(a), SketchCodec.encode(feed(other, sp, d, halves(0)).result()))) { out =>
       out.putVarLong(0); out.putVarLong(0); out.putVarLong(0); out.putLong(Long.MaxValue) }
     refused(alien, "different parameters")

@@ -1,5 +1,7 @@
 package ecmsketch.ingest
 
+import ecmsketch.ecm.EcmOps
+
 import org.scalatest.funsuite.AnyFunSuite
 
 import ecmsketch.core.{Bounds, WindowSketch, WindowSpec}
@@ -72,7 +74,7 @@ class StreamingStateSuite extends AnyFunSuite {
     assert(ranges.map(r => dw1.count(r, null)) == ranges.map(r => dw2.count(r, null)))
     // an ECM merge decides per cell (a cell's own clock can be older than the sketch's), so a run
     // that no query reaches may still shape a cell: the answers differ, and both are within the bound
-    val (m1, m2, rows) = both("ecm", new SketchOps.Ecm(() => EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, 3L),
+    val (m1, m2, rows) = both("ecm", new EcmOps(() => EcmSketch.create(spec, 0.1, 0.1, QueryKind.Point, 1, 3L),
       ecmsketch.core.KeyType.Long))
     val now = m1.lastTs
     for (m <- Seq(m1, m2); r <- ranges) {
@@ -86,7 +88,7 @@ class StreamingStateSuite extends AnyFunSuite {
   }
 
   test("ECM state over 600 micro-batches with 5 % late rows: bounded, depth 1, points and totals within the bound") {
-    val ops = new SketchOps.Ecm(() => EcmSketch.create(spec, 0.1, 0.05, QueryKind.Point, 1, 11L), ecmsketch.core.KeyType.Long)
+    val ops = new EcmOps(() => EcmSketch.create(spec, 0.1, 0.05, QueryKind.Point, 1, 11L), ecmsketch.core.KeyType.Long)
     val c = new StreamCycle(ops, spec.window, ticksPerBatch = ticks, seed = 7)
     var steady = 0; var largest = 0
     var last: EcmSketch = null

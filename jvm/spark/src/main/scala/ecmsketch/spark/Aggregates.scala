@@ -1,5 +1,8 @@
 package ecmsketch.spark
 
+import ecmsketch.ecm.EcmOps
+import ecmsketch.rwave.DistinctOps
+
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, Literal}
@@ -206,7 +209,7 @@ case class EcmAgg(key: Expression, ts: Expression, window: Expression, epsilon: 
   private lazy val keyKind = Args.keyType(key, fn)
   private lazy val arrivals = Args.maxArrivals(maxArrivals, fn)
   @transient protected lazy val ops: SketchOps[EcmSketch] =
-    new SketchOps.Ecm(() => EcmSketch.create(spec, plan, hashSeed, arrivals), keyKind)
+    new EcmOps(() => EcmSketch.create(spec, plan, hashSeed, arrivals), keyKind)
 
   override def checkInputDataTypes(): TypeCheckResult = Checks {
     keyKind; Args.checkValue(value, fn); spec; plan; hashSeed; arrivals; ops.create()
@@ -302,7 +305,7 @@ case class DistinctAgg(item: Expression, ts: Expression, window: Expression, eps
   private lazy val hashSeed = Args.constLong(seed, fn, "seed", EcmSketch.DefaultSeed)
   private lazy val keyKind = Args.keyType(item, fn, "value")
   @transient protected lazy val ops: SketchOps[DistinctSketch] =
-    new SketchOps.Distinct(() => DistinctSketch.create(spec, eps, dlt, hashSeed), keyKind)
+    new DistinctOps(() => DistinctSketch.create(spec, eps, dlt, hashSeed), keyKind)
 
   override def checkInputDataTypes(): TypeCheckResult = Checks {
     keyKind; spec; Bounds.checkEpsilon(eps); hashSeed; ops.create()

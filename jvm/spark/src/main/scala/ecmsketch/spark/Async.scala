@@ -212,3 +212,16 @@ case class AsyncQuantile(children: Seq[Expression]) extends SketchScalar with Ra
   }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): AsyncQuantile = copy(children = c)
 }
+
+/** The expressions of the async sketch's functions ([[ecmsketch.asynchronous.AsyncFunctions]]). */
+private[spark] object AsyncFunctionImpls {
+  import SqlFunctions.impl
+
+  val all: Seq[SqlFunctions.Impl] = Seq(
+    impl("async_sum_agg", classOf[AsyncSumAgg])(a => AsyncSumAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8))),
+    impl("async_count_agg", classOf[AsyncCountAgg])(a => AsyncCountAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7))),
+    impl("async_quantile_agg", classOf[AsyncQuantileAgg])(a => AsyncQuantileAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7))),
+    impl("async_merge", classOf[AsyncMergeAgg])(a => AsyncMergeAgg(a(0))),
+    impl("async_sum", classOf[AsyncSum])(a => AsyncSum(a)),
+    impl("async_quantile", classOf[AsyncQuantile])(a => AsyncQuantile(a)))
+}

@@ -244,3 +244,16 @@ case class DecayedFrequent(children: Seq[Expression]) extends DecayedQuery {
   }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): DecayedFrequent = copy(children = c)
 }
+
+/** The expressions of the decayed sketch's functions ([[ecmsketch.decayed.DecayedFunctions]]). */
+private[spark] object DecayedFunctionImpls {
+  import SqlFunctions.impl
+
+  val all: Seq[SqlFunctions.Impl] = Seq(
+    impl("decayed_agg", classOf[DecayedAgg])(a => DecayedAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8), a(9), a(10), a(11))),
+    impl("decayed_merge", classOf[DecayedMergeAgg])(a => DecayedMergeAgg(a(0))),
+    impl("decayed_sum", classOf[DecayedSum])(a => DecayedSum(a)),
+    impl("decayed_quantile", classOf[DecayedQuantile])(a => DecayedQuantile(a)),
+    impl("decayed_frequent", classOf[DecayedFrequent])(a => DecayedFrequent(a)),
+    impl("decayed_selectivity", classOf[DecayedSelectivity])(a => DecayedSelectivity(a)))
+}

@@ -1,5 +1,7 @@
 package ecmsketch.spark
 
+import ecmsketch.ecm.dyadic.DyadicOps
+
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
 import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow}
@@ -10,32 +12,11 @@ import org.apache.spark.sql.types._
 
 import org.apache.spark.unsafe.types.UTF8String
 
-import ecmsketch.core.{Annex, ByteReader, Codec, KeyType, SketchException, SketchKind, WindowSketch}
+import ecmsketch.core.{KeyType, SketchException, SketchKind, WindowSketch}
 import ecmsketch.ecm.{EcmSketch, Planner}
 import ecmsketch.ecm.dyadic.{DyadicKind, DyadicSketch, DyadicUniverse, Estimate, KeyEstimate, KeyTable}
 import ecmsketch.hash.Hashing
 import ecmsketch.ingest.{Ingest, SketchOps}
-
-/** The dyadic ECM-sketch in SQL (docs/design/dyadic.md, "Dyadic ECM-sketch"): `dyadic_agg`, `dyadic_merge`
-  * and its queries. Rows reach [[Ingest]] keyed by their universe index (the `fp` of [[SketchOps]]).
-  */
-final class DyadicOps(factory: () => DyadicSketch, domain: Int) extends SketchOps[DyadicSketch] {
-  def create(): DyadicSketch = { val s = factory(); s.setKeyDomain(domain); s }
-  def add(s: DyadicSketch, u: Long, ts: Long, v: Long): Unit = s.addIndex(u, ts, v)
-  override def addSorted(s: DyadicSketch, us: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit =
-    s.addSortedBatch(us, ts, vs, from, until)
-  def merge(xs: Seq[DyadicSketch]): DyadicSketch = DyadicKind.mergeSameStream(xs)
-  def encode(s: DyadicSketch): Array[Byte] = Codec.encode(DyadicKind, s)
-  def decode(b: Array[Byte]): DyadicSketch = Codec.decodeAs(DyadicKind, b)
-  // string / binary keys: the candidate keys are kept beside the runs (the runs see fingerprints only)
-  @transient private lazy val template: DyadicSketch = create()
-  override def newAnnex(): Annex = if (DyadicSketch.isBytesDomain(domain)) new KeyTable(template.candidates, template.epochLength) else null
-  override def decodeAnnex(in: ByteReader): Annex = KeyTable.decode(in, template.candidates, template.epochLength)
-  override def attachAnnex(s: DyadicSketch, a: Annex): Unit = a match {
-    case t: KeyTable => s.attachKeys(t)
-    case _ => ()
-  }
-}
 
 private[spark] object DyadicArgs {
   /** Key domain of a dyadic_agg key column: integral types, FLOAT/DOUBLE, STRING or BINARY. */
@@ -316,4 +297,18 @@ private[spark] object DyadicPoint {
       else throw new SketchException(s"ecm_point: this dyadic sketch holds integer keys; the key must be an integer, got ${keyType.sql}"))
     case _ => None
   }
+}
+
+/** The expressions of the dyadic ECM-sketch's functions ([[ecmsketch.ecm.dyadic.DyadicFunctions]]). */
+private[spark] object DyadicFunctionImpls {
+  import SqlFunctions.impl
+
+  val all: Seq[SqlFunctions.Impl] = Seq(
+    impl("dyadic_agg", classOf[DyadicAgg])(a => DyadicAgg(a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8), a(9), a(10), a(11), a(12))),
+    impl("dyadic_merge", classOf[DyadicMergeAgg])(a => DyadicMergeAgg(a(0))),
+    impl("ecm_heavy_hitters", classOf[EcmHeavyHitters])(a => EcmHeavyHitters(a)),
+    impl("ecm_top_k", classOf[EcmTopK])(a => EcmTopK(a)),
+    impl("ecm_range_count", classOf[EcmRangeCount])(a => EcmRangeCount(a)),
+    impl("ecm_rank", classOf[EcmRank])(a => EcmRank(a)),
+    impl("ecm_quantile", classOf[EcmQuantile])(a => EcmQuantile(a)))
 }

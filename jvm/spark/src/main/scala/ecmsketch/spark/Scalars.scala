@@ -11,7 +11,7 @@ import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import ecmsketch.core.{Codec, Registry, SketchDescription, SketchException, SketchKind, WindowSketch}
+import ecmsketch.core.{Codec, InfoType, Registry, SketchDescription, SketchException, SketchKind, WindowSketch}
 import ecmsketch.dwave.{DwKind, DwSketch}
 import ecmsketch.ecm.{EcmKind, EcmSketch}
 import ecmsketch.ecm.dyadic.DyadicSketch
@@ -484,47 +484,32 @@ case class SketchInfo(children: Seq[Expression]) extends SketchScalar with Codeg
   }
   private def describe(s: WindowSketch, bytes: Array[Byte]): InternalRow = {
     val m = SketchInfo.describe(s, bytes)
-    new GenericInternalRow(SketchInfo.schema.fields.map { f =>
-      m(f.name) match {
-        case null => null
-        case str: String => UTF8String.fromString(str)
-        case other => other
-      }
-    })
+    new GenericInternalRow(SketchDescription.schema.map(f => SketchInfo.value(f.tpe, m(f.name))).toArray)
   }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SketchInfo = copy(children = c)
 }
 
 object SketchInfo {
-  val schema: StructType = StructType(Seq(
-    StructField("kind", StringType), StructField("format_version", IntegerType),
-    StructField("window_type", StringType), StructField("window", LongType), StructField("ts_unit", StringType),
-    StructField("epsilon", DoubleType), StructField("delta", DoubleType),
-    StructField("width", IntegerType), StructField("depth", IntegerType),
-    StructField("cell_kind", StringType), StructField("cell_epsilon", DoubleType), StructField("cm_epsilon", DoubleType),
-    StructField("max_arrivals", LongType), StructField("cell_delta", DoubleType),
-    StructField("wave_capacity", IntegerType), StructField("wave_instances", IntegerType),
-    StructField("optimize_for", StringType), StructField("key_type", StringType), StructField("seed", LongType),
-    StructField("planned_merge_levels", IntegerType), StructField("merge_depth", IntegerType),
-    StructField("error_bound", DoubleType), StructField("point_error_bound", DoubleType),
-    StructField("inner_product_error_bound", DoubleType), StructField("total_error_bound", DoubleType),
-    StructField("first_ts", LongType), StructField("last_ts", LongType), StructField("total_weight", LongType),
-    StructField("size_bytes", IntegerType),
-    StructField("universe_bits", IntegerType), StructField("range_error_bound", DoubleType),
-    StructField("quantile_rank_error_bound", DoubleType), StructField("heavy_hitter_error_bound", DoubleType),
-    StructField("candidates", IntegerType), StructField("candidate_recall_floor", DoubleType),
-    // async sketches
-    StructField("measure", StringType), StructField("sample_capacity", IntegerType), StructField("tradeoff_level", IntegerType),
-    StructField("identity", StringType), StructField("levels_used", IntegerType), StructField("retained", LongType),
-    // decayed sketches
-    StructField("decay", StringType), StructField("decay_param", DoubleType), StructField("tau", IntegerType),
-    StructField("constant", DoubleType), StructField("max_weight", LongType), StructField("resolution", LongType),
-    StructField("stored_entries", IntegerType),
-    // ECM-sketches with EH cells
-    StructField("max_size_bytes", LongType),
-    // whether the bytes carry a checksum (format version 4)
-    StructField("checksum", BooleanType)))
+  /** The STRUCT of `sketch_info`: the fields of [[SketchDescription.schema]], which the registered kinds declare. */
+  lazy val schema: StructType = StructType(SketchDescription.schema.map(f => StructField(f.name, sqlType(f.tpe))))
+
+  def sqlType(t: InfoType): DataType = t match {
+    case InfoType.Text => StringType
+    case InfoType.Int32 => IntegerType
+    case InfoType.Int64 => LongType
+    case InfoType.Real => DoubleType
+    case InfoType.Flag => BooleanType
+  }
+
+  /** A described value as Catalyst holds a field of type `t` (NULL stays null). */
+  def value(t: InfoType, v: Any): Any = (t, v) match {
+    case (_, null) => null
+    case (InfoType.Text, x) => UTF8String.fromString(x.toString)
+    case (InfoType.Int32, n: Number) => n.intValue
+    case (InfoType.Int64, n: Number) => n.longValue
+    case (InfoType.Real, n: Number) => n.doubleValue
+    case (_, x) => x
+  }
 
   def describe(s: WindowSketch, bytes: Array[Byte]): Map[String, Any] = SketchDescription.describe(s, bytes)
-  assert(schema.fieldNames.toSeq == SketchDescription.fields)
 }

@@ -1,6 +1,7 @@
 package ecmsketch.ecm.dyadic
 
-import ecmsketch.core.{ByteReader, ByteWriter, KeyType, Registry, SketchException, SketchHeader, SketchKind}
+import ecmsketch.core.InfoField.{int, long, real, text}
+import ecmsketch.core.{ByteReader, ByteWriter, KeyType, Registry, SketchException, SketchHeader, SketchKind, InfoField, FunctionSpec}
 import ecmsketch.ecm.EcmKind
 
 /** The dyadic ECM-sketch (sketch kind 5, docs/FORMAT.md): delta, universe_bits and the key domain,
@@ -9,6 +10,7 @@ import ecmsketch.ecm.EcmKind
   * binary keys (domains 2 and 3) the candidate-key table ([[KeyTable]]) follows.
   */
 object DyadicKind extends SketchKind[DyadicSketch](5, "dyadic") {
+  override def functions: Seq[FunctionSpec] = DyadicFunctions.all
   final val HeaderSize = 70
 
   def describe: String = "a dyadic ECM-sketch (from dyadic_agg or dyadic_merge)"
@@ -86,6 +88,11 @@ object DyadicKind extends SketchKind[DyadicSketch](5, "dyadic") {
   def merge(xs: Seq[DyadicSketch]): DyadicSketch = DyadicSketch.merge(xs)
   def mergeSameStream(xs: Seq[DyadicSketch]): DyadicSketch = DyadicSketch.mergeSameStream(xs)
   def mergeDiffs(a: DyadicSketch, b: DyadicSketch): Seq[String] = a.diffs(b)
+
+  def infoFields: Seq[InfoField] = Seq(text("cell_kind"), real("delta"), int("width"), int("depth"), real("cm_epsilon"),
+    text("optimize_for"), text("key_type"), long("seed"), real("point_error_bound"), real("total_error_bound"),
+    int("universe_bits"), real("range_error_bound"), real("quantile_rank_error_bound"), real("heavy_hitter_error_bound"),
+    int("candidates"), real("candidate_recall_floor"))
 
   def info(s: DyadicSketch): Map[String, Any] = {
     val base = s.level(0)
