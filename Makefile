@@ -117,7 +117,7 @@ bench: setup $(VENV)/.bench-deps
 	$(VPY) bench/group_bench.py
 	$(SBT) "bench/runMain ecmsketch.bench.AsyncBench"
 	$(VPY) bench/async_bench.py
-	# dyadic ECM-sketches (issue 9): core updates/s at universe_bits 16 and 32; in Spark, build speed,
+	# dyadic ECM-sketches: core updates/s at universe_bits 16 and 32; in Spark, build speed,
 	# quantiles beside approx_percentile, top-k recall
 	$(SBT) "bench/runMain ecmsketch.bench.DyadicBench"
 	$(VPY) bench/dyadic_bench.py

@@ -3,7 +3,7 @@ sketch, and to the bytes-level classes' ``from_bytes``. Each fails with the libr
 SketchException text, prefixed with the function's name), never with a JVM crash, an out-of-memory
 error or a bare stack trace, and the JVM keeps serving queries afterwards.
 
-The functions come from the signature table (``ecmsketch.spark.SqlFunctions.all``), so a new function
+The functions come from the SQL function table (``ecmsketch.spark.SqlFunctions.all``), so a new function
 that takes a sketch is fuzzed here as soon as it is registered; a new required argument needs a
 value in ``ARG_VALUES`` (the test says so). Everything is seeded.
 """

@@ -24,7 +24,7 @@ SPARK_GROUPS = {"agg_funcs", "misc_funcs"}
 
 
 def table(spark):
-    """(name, [param names]) of every function of the signature table."""
+    """(name, [param names]) of every function of the SQL function table."""
     fns = spark._jvm.ecmsketch.spark.SqlFunctions.all()
     out = []
     for i in range(fns.size()):

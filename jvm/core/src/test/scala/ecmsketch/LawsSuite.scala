@@ -4,11 +4,15 @@ import org.scalacheck.{Gen, Shrink}
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
+import ecmsketch.eh.EhCellKind
+import ecmsketch.dwave.DwCellKind
+import ecmsketch.rwave.RwCellKind
+import ecmsketch.ecm.CellKinds
 import ecmsketch.dwave.{DetWave, DwConfig, DwSketch}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.rwave.{DistinctSketch, RandWave, RwConfig}
-import ecmsketch.core.{CellFamily, SketchException, WindowSketch, WindowSpec}
+import ecmsketch.core.{SketchException, WindowSketch, WindowSpec}
 import ecmsketch.eh.{EhSketch, ExpHistogram}
 
 /** Laws that hold for every input, checked on generated small streams (ScalaCheck).
@@ -105,10 +109,10 @@ class LawsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   }
 
   final class EcmKind(cell: Int, eps: Double, delta: Double, u: Long = DwConfig.Unbounded, keys: Long = 10L)
-      extends Kind(s"ecm/${CellFamily.name(cell)}" + (if (u == DwConfig.Unbounded) "" else s" U=$u, $keys keys")) {
-    private val plan = Planner.plan(eps, delta, QueryKind.Point, if (cell == CellFamily.RandWaveId) 0 else 1, cell)
+      extends Kind(s"ecm/${CellKinds.nameOf(cell)}" + (if (u == DwConfig.Unbounded) "" else s" U=$u, $keys keys")) {
+    private val plan = Planner.plan(eps, delta, QueryKind.Point, if (cell == RwCellKind.id) 0 else 1, cell)
     override def rowsGen(count: Boolean, starts: Gen[Long]): Gen[Rows] =
-      if (cell == CellFamily.RandWaveId) rows(count, 40, Gen.frequency(3 -> Gen.const(1L), 2 -> Gen.choose(2L, 60L)), starts = starts)
+      if (cell == RwCellKind.id) rows(count, 40, Gen.frequency(3 -> Gen.const(1L), 2 -> Gen.choose(2L, 60L)), starts = starts)
       else rows(count, 40, keys = keys, starts = starts)
     def create(spec: WindowSpec): WindowSketch = EcmSketch.create(spec, plan, 7L, u)
     def add(s: WindowSketch, r: Row): Unit = s.asInstanceOf[EcmSketch].add(r.key, r.ts, r.v)
@@ -117,7 +121,7 @@ class LawsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       val e = s.asInstanceOf[EcmSketch]
       ranges(e.spec).flatMap { r =>
         val points = (0L to 10L).map(k => ans(e.point(k, r, null)))
-        if (cell == CellFamily.RandWaveId) points else points :+ ans(e.total(r, null)) :+ ans(e.selfJoin(r, null))
+        if (cell == RwCellKind.id) points else points :+ ans(e.total(r, null)) :+ ans(e.selfJoin(r, null))
       }
     }
   }
@@ -136,10 +140,10 @@ class LawsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   // small max_arrivals, so that generated streams overflow (a level of 12 items; ECM cells of 9
   // items, with 2 keys so that cells see many rows)
   val dwSmallU = new DwKind(4L)
-  val ecmEh = new EcmKind(CellFamily.ExpHistogramId, 0.3, 0.1)
-  val ecmDw = new EcmKind(CellFamily.DetWaveId, 0.3, 0.1)
-  val ecmDwSmallU = new EcmKind(CellFamily.DetWaveId, 0.3, 0.1, 2L, keys = 2L)
-  val ecmRw = new EcmKind(CellFamily.RandWaveId, 0.9, 0.5)
+  val ecmEh = new EcmKind(EhCellKind.id, 0.3, 0.1)
+  val ecmDw = new EcmKind(DwCellKind.id, 0.3, 0.1)
+  val ecmDwSmallU = new EcmKind(DwCellKind.id, 0.3, 0.1, 2L, keys = 2L)
+  val ecmRw = new EcmKind(RwCellKind.id, 0.9, 0.5)
   val distinct = new DistinctKind
   val allKinds: Seq[Kind] = Seq(eh, dw, dwSmallU, ecmEh, ecmDw, ecmDwSmallU, ecmRw, distinct)
 
@@ -427,7 +431,7 @@ class LawsSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
         assert(a.estimateFrom(lo) == weightFrom(rs, lo).toDouble && b.estimateFrom(lo) == a.estimateFrom(lo))
       }
     }
-    val ecmRwExact = new EcmKind(CellFamily.RandWaveId, 0.3, 0.2)
+    val ecmRwExact = new EcmKind(RwCellKind.id, 0.3, 0.2)
     forAll(timeSpecs, rows(count = false, 30, light)) { (sp, rs) =>
       val weighted = ecmRwExact.build(sp, rs); val units = ecmRwExact.build(sp, unitRows(rs))
       assert(ecmRwExact.answers(weighted) == ecmRwExact.answers(units))

@@ -1,10 +1,12 @@
 package ecmsketch.bench
 
+import ecmsketch.dwave.DwCellKind
+import ecmsketch.rwave.RwCellKind
 import ecmsketch.ecm.EcmOps
 
 import java.nio.file.{Files, Paths}
 
-import ecmsketch.core.{CellFamily, WindowSpec}
+import ecmsketch.core.WindowSpec
 import ecmsketch.dwave.{DetWave, DwConfig}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
@@ -173,7 +175,7 @@ object CoreBench {
     rows += (("EH updates/s (eps=0.1)", f"${median(ehRates)}%,.0f", "single counter"))
 
     // Deterministic waves: ECM-DW (Table 3: 1,167,704/s) and a wave alone
-    val dwPlan = Planner.plan(0.1, 0.1, QueryKind.Point, 0, CellFamily.DetWaveId)
+    val dwPlan = Planner.plan(0.1, 0.1, QueryKind.Point, 0, DwCellKind.id)
     val (dwRates, lastDw) = ecmRuns(dwPlan, n, reps)
     rows += (("ECM-DW updates/s (eps=0.1, delta=0.1)", f"${median(dwRates)}%,.0f", f"paper 1,167,704; ratio to ECM-EH ${median(dwRates) / median(ecmRates)}%.2f"))
     rows += ((f"ECM-DW serialized bytes after $n%,d events", f"${SketchCodec.encode(lastDw).length}%,d", f"ECM-EH: ${bytes.length}%,d"))
@@ -190,7 +192,7 @@ object CoreBench {
     // instance (the paper's run took 400 MB), so it runs on the first rwEvents events, beside ECM-EH
     // and ECM-DW on the same prefix.
     val rwEvents = math.min(n, 300000)
-    val rwPlan = Planner.plan(0.1, 0.1, QueryKind.Point, 0, CellFamily.RandWaveId)
+    val rwPlan = Planner.plan(0.1, 0.1, QueryKind.Point, 0, RwCellKind.id)
     val (rwRates, lastRw) = ecmRuns(rwPlan, rwEvents, math.min(reps, 3))
     def prefixBytes(plan: ecmsketch.ecm.EcmPlan): Int = SketchCodec.encode(ecmRuns(plan, rwEvents, 1)._2).length
     val ehPrefix = prefixBytes(Planner.plan(0.1, 0.1, QueryKind.Point, 0))

@@ -36,7 +36,7 @@ object DyadicBench {
       dt
     }
     def plain(bits: Int): () => Long = () => {
-      val s = EcmSketch.create(spec, DyadicPlanner.plan(eps, delta, 1, ecmsketch.core.CellFamily.ExpHistogramId, bits))
+      val s = EcmSketch.create(spec, DyadicPlanner.plan(eps, delta, 1, ecmsketch.eh.EhCellKind.id, bits))
       val t0 = System.nanoTime(); var i = 0
       while (i < n) { s.add(keys(i), ts(i), 1L); i += 1 }
       System.nanoTime() - t0

@@ -1,7 +1,8 @@
 package ecmsketch.rwave
 
+import ecmsketch.Families
 import ecmsketch.bench.CoreBench
-import ecmsketch.core.{CellFamily, Codec, WindowSpec}
+import ecmsketch.core.{Codec, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 
@@ -48,7 +49,7 @@ object RwHeapBench {
 
   /** ECM-RW (eps = delta = 0.1) over `events` events of CoreBench's Zipf stream. */
   def ecmRw(keys: Array[Long], ts: Array[Long], events: Int): EcmSketch = {
-    val s = EcmSketch.create(spec, Planner.plan(0.1, 0.1, QueryKind.Point, 0, CellFamily.RandWaveId), 1L)
+    val s = EcmSketch.create(spec, Planner.plan(0.1, 0.1, QueryKind.Point, 0, RwCellKind.id), 1L)
     var i = 0
     while (i < events) { s.add(keys(i), ts(i), 1L); i += 1 }
     s
@@ -79,8 +80,8 @@ object RwHeapBench {
     val eb = SketchCodec.encode(e); val db = Codec.encode(DistinctKind, d)
     val (h3, _) = heapOf { () => SketchCodec.decode(eb) }
     val (h4, _) = heapOf { () => val x = SketchCodec.decode(eb).asInstanceOf[EcmSketch]; x.cells.foreach { case w: RandWave => w.thaw(); case _ => }; x }
-    val (h5, _) = heapOf { () => Codec.decodeAs(DistinctKind, db) }
-    val (h6, _) = heapOf { () => val x = Codec.decodeAs(DistinctKind, db); x.wave.thaw(); x }
+    val (h5, _) = heapOf { () => Families.decodeAs(DistinctKind, db) }
+    val (h6, _) = heapOf { () => val x = Families.decodeAs(DistinctKind, db); x.wave.thaw(); x }
     def ratio(h: Long, b: Int): String = f"$h%,d / $b%,d B = ${h.toDouble / b}%.2fx"
     // the estimate (sum of array lengths times widths plus headers, RandWave.heapEstimate) of the
     // built-and-encoded sketches, compact, then with their levels rebuilt (the layout before the

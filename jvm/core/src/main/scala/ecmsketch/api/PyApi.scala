@@ -1,7 +1,8 @@
 package ecmsketch.api
 
+import ecmsketch.Families
 import ecmsketch.asynchronous.AsyncSketch
-import ecmsketch.core.{CellParams, Codec, CounterSketch, KeyType, KeyedSketch, Registry, SketchDescription, SketchException,
+import ecmsketch.core.{CellParams, Codec, CounterSketch, KeyType, KeyedSketch, SketchException,
   SketchKind, WindowSketch, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.ecm.dyadic.{DyadicSketch, KeyEstimate, KeyTable}
@@ -139,13 +140,13 @@ object PyApi {
   def encode(s: WindowSketch): Array[Byte] = Codec.encodeAny(s)
 
   /** Decodes a sketch that must be of the registered kind `kind` ('ecm', 'eh', 'dwave', 'distinct'). */
-  def decode(kind: String, b: Array[Byte]): WindowSketch = Codec.decodeAs(Registry.sketchKindNamed(kind), b)
+  def decode(kind: String, b: Array[Byte]): WindowSketch = Families.decodeAs(Families.named(kind), b)
 
   /** Cross-site n-way merge of sketches of the registered kind `kind`. */
-  def merge(kind: String, xs: Array[WindowSketch]): WindowSketch = mergeAs(Registry.sketchKindNamed(kind), xs.toSeq)
+  def merge(kind: String, xs: Array[WindowSketch]): WindowSketch = mergeAs(Families.named(kind), xs.toSeq)
 
   private def mergeAs[S <: WindowSketch](k: SketchKind[S], xs: Seq[WindowSketch]): S =
-    k.merge(xs.map(x => k.cast(x).getOrElse(throw new SketchException(s"expected ${k.describe}, got ${Registry.describe(x)}"))))
+    k.merge(xs.map(x => k.cast(x).getOrElse(throw new SketchException(s"expected ${k.describe}, got ${Families.describe(x)}"))))
 
   /** The plain Count-Min matrix of an ECM-sketch for one query range, in one call (the threshold
     * monitor's statistics vector, ECM §6.2): every cell evaluated over (now - range, now], row-major
@@ -171,17 +172,17 @@ object PyApi {
   def ecmColumns(s: EcmSketch, fp: Long): Array[Int] = Array.tabulate(s.depth)(j => s.column(fp, j))
 
   /** Keys of [[info]] in display order. */
-  def infoFields(): Array[String] = SketchDescription.fields.toArray
+  def infoFields(): Array[String] = Families.infoFields.toArray
 
   /** Values of [[infoFields]] (boxed; null where not applicable) for `s` as [[encode]] writes it. */
-  def info(s: WindowSketch): Array[Object] = values(SketchDescription.describe(s))
+  def info(s: WindowSketch): Array[Object] = values(Families.info(s))
 
   /** Values of [[infoFields]] for serialized bytes of any kind, as SQL's `sketch_info` gives them:
     * `format_version`, `checksum` and `size_bytes` describe these bytes.
     */
-  def infoOfBytes(b: Array[Byte]): Array[Object] = values(SketchDescription.describe(Codec.decode(b), b))
+  def infoOfBytes(b: Array[Byte]): Array[Object] = values(Families.info(Families.decode(b), b))
 
-  private def values(m: Map[String, Any]): Array[Object] = SketchDescription.fields.map(f => m(f).asInstanceOf[AnyRef]).toArray
+  private def values(m: Map[String, Any]): Array[Object] = Families.infoFields.map(f => m(f).asInstanceOf[AnyRef]).toArray
 
   // ------------------------------------------------------------------ dyadic ECM-sketches (Python's DyadicSketch)
 

@@ -1,7 +1,7 @@
 package ecmsketch.asynchronous
 
 import ecmsketch.core.InfoField.{int, long, real, text}
-import ecmsketch.core.{ByteReader, ByteWriter, Codec, SketchException, SketchHeader, SketchKind, Windows, InfoField, FunctionSpec}
+import ecmsketch.core.{CellKind, ByteReader, ByteWriter, Codec, SketchException, SketchHeader, SketchKind, Windows, InfoField, FunctionSpec}
 
 /** The async sketch (sketch kind 6, docs/FORMAT.md "Async sketch"): cell kind 0 (no cells), then
   * body version, measure, delta, seed, identity, trade-off level, alpha and the levels, each its
@@ -16,7 +16,7 @@ object AsyncKind extends SketchKind[AsyncSketch](6, "async") {
   def describe: String = "an async sketch (from async_sum_agg, async_count_agg, async_quantile_agg or async_merge)"
   def expected: String = "an async sketch (from async_sum_agg, async_count_agg or async_quantile_agg)"
   def plural: String = "async sketches"
-  def cellKindAllowed(cellKind: Int): Boolean = cellKind == Codec.NoCells
+  def cellKinds: Seq[CellKind] = Nil
   def cellKindOf(s: AsyncSketch): Int = Codec.NoCells
   def sizeHint(s: AsyncSketch): Int = (Codec.HeaderSize + BodyHeaderSize + 20 * s.levelCount + 20 * s.retained).toInt.max(128)
 

@@ -224,6 +224,7 @@ private[asynchronous] object Level {
 final class AsyncSketch private[asynchronous] (val spec: WindowSpec, val measure: Int, val epsilon: Double,
                                                val delta: Double, val seed: Long, val withIds: Boolean,
                                                val tradeoff: Int) extends WindowSketch {
+  def kind: AsyncKind.type = AsyncKind
   import AsyncSketch._
 
   /** Elements a level holds. */

@@ -1,7 +1,7 @@
 package ecmsketch.core
 
-/** State an ingest keeps beside its runs of sketches and merges with them (the candidate keys of a
-  * dyadic sketch of string keys, ecm.dyadic.KeyTable): absorbed from other partial aggregates,
+/** State an ingest keeps beside its runs of sketches and merges with them (such as the candidate keys
+  * a family keeps for string keys): absorbed from other partial aggregates,
   * written after a partial bundle's trailer and attached to the finished sketch.
   */
 trait Annex {

@@ -1,8 +1,7 @@
 package ecmsketch.core
 
-/** A sliding-window counter that can be a cell of an ECM-sketch. Implementations: the exponential
-  * histogram (cell kind 1, package window), the deterministic wave (2, dwave) and the randomized
-  * wave (3, rwave). The cell kind's descriptor builds its family from the sketch's parameters.
+/** A sliding-window counter that can be a cell of an ECM-sketch. Each cell kind (a [[CellKind]] in its
+  * family's package) builds its [[CellOps]] from the sketch's parameters.
   */
 trait WindowCounter {
   def add(ts: Long): Unit
@@ -24,24 +23,24 @@ trait WindowCounter {
     */
   def retainsAt(now: Long): Boolean = !isEmpty
   /** Weight the cell holds, each unit of it from a row of the sketch (the codec checks it against
-    * the total weight): the bucket weights of an exponential histogram, the running total of a
-    * deterministic wave, the level-0 items of a randomized wave.
+    * the total weight), as each cell kind counts it.
     */
   def heldWeight: Long
 }
 
-/** A family of window counters with one error parameter: how to create, merge and encode them,
-  * and the relative error a counter certifies after `depth` levels of order-preserving merge.
+/** The operations on window counters of one cell kind and one set of parameters (a [[CellKind]]
+  * builds them from an ECM-sketch's plan): how to create, merge and encode them, and the relative
+  * error a counter certifies after `depth` levels of order-preserving merge.
   */
-trait CellFamily {
+trait CellOps {
   /** Cell kind id in the binary format. */
   def id: Int
   def name: String
   def epsilon: Double
   def window: Long
   def create(): WindowCounter
-  /** A new counter whose event ids derive from `salt` (randomized waves, docs/design/rwave.md "Event
-    * ids"); counters without event ids ignore it.
+  /** A new counter whose event ids derive from `salt`, for cells whose merges recognise each event
+    * by an id; counters without event ids ignore it.
     */
   def create(salt: Long): WindowCounter = create()
   /** n-way order-preserving merge of cells (null = empty cell); null if all are empty. */
@@ -65,13 +64,4 @@ trait CellFamily {
   def concat(cells: Seq[WindowCounter]): WindowCounter = throw new UnsupportedOperationException(s"$name cells have no time-disjoint merge")
   /** The lowest format version whose readers read this cell's encoding (docs/FORMAT.md). */
   def formatVersion(c: WindowCounter): Int = 1
-}
-
-/** Cell-kind ids of format v1 (the registered [[CellKind]]s carry them). */
-object CellFamily {
-  final val ExpHistogramId = 1
-  final val DetWaveId = 2
-  final val RandWaveId = 3
-  /** The registered name of cell kind `id`, or "unknown(id)". */
-  def name(id: Int): String = Registry.cellKind(id).map(_.name).getOrElse(s"unknown($id)")
 }

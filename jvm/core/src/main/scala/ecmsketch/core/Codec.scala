@@ -1,7 +1,7 @@
 package ecmsketch.core
 
 /** Binary format, versions 1 to 4 (docs/FORMAT.md): the common header of every sketch kind, then the kind's body
-  * ([[SketchKind.encodeBody]]); the kind and cell-kind ids come from the [[Registry]].
+  * ([[SketchKind.encodeBody]]). Decoding takes the table of kinds to read (the registration list's, or one kind).
   *
   * Every sketch is written as version 4: the header of versions 1 to 3, flag bit 3 set, then a CRC32C of all
   * the other bytes, then the body of the kind exactly as versions 1 to 3 lay it out. Readers verify the
@@ -12,8 +12,8 @@ object Codec {
   /** The oldest format version: the layout of a checksum-less sketch without a segmented cell. */
   final val Version = 1
   /** The version every sketch is written in: the header carries a CRC32C of the bytes. Versions 1 to 3
-    * (no checksum; 2: segmented EH cells, 3: randomized-wave instances of version 0.2.0's plan, which
-    * version 0.1.0 cannot read) are read only.
+    * (no checksum; 2: segmented EH cells, 3: cell parameters of release 0.2.0's plan, which release
+    * 0.1.0 cannot read) are read only.
     */
   final val ChecksumVersion = 4
   /** The newest format version this library reads and writes. */
@@ -28,7 +28,7 @@ object Codec {
     * version byte changed to 1, 2 or 3 cannot make a checksummed sketch read without its check.
     */
   final val ChecksumFlag = 8
-  /** Cell kind byte of a sketch kind that holds no sliding-window cells (the async and decayed families). */
+  /** Cell kind byte of a sketch kind that holds no sliding-window cells. */
   final val NoCells = 0
 
   private def writeCommon(s: WindowSketch, kind: Int, cellKind: Int, out: ByteWriter): Unit = {
@@ -71,11 +71,8 @@ object Codec {
     b
   }
 
-  /** Encodes a sketch of any registered kind. */
-  def encodeAny(s: WindowSketch): Array[Byte] = Registry.kindOf(s) match {
-    case Some(k) => encodeAs(k, s)
-    case None => throw new SketchException(s"cannot encode ${s.getClass.getSimpleName}")
-  }
+  /** Encodes a sketch of any kind. */
+  def encodeAny(s: WindowSketch): Array[Byte] = encodeAs(s.kind, s)
 
   private def encodeAs[S <: WindowSketch](k: SketchKind[S], s: WindowSketch): Array[Byte] = encode(k, k.cast(s).get)
 
@@ -99,7 +96,10 @@ object Codec {
       Checksum.stored(c, ChecksumOffset) == checksum(c)
     }
 
-  private def readCommon(in: ByteReader): SketchHeader = {
+  /** The kinds a decode reads, by id. */
+  type Lookup = Int => Option[SketchKind[_ <: WindowSketch]]
+
+  private def readCommon(in: ByteReader, kinds: Lookup, expected: Option[SketchKind[_ <: WindowSketch]]): SketchHeader = {
     if (in.remaining < 4) throw new SketchException(s"not an ecmsketch sketch: ${in.remaining} bytes is too short")
     val m = Array.fill(4)(in.getByte("magic").toByte)
     if (!java.util.Arrays.equals(m, Magic))
@@ -114,13 +114,15 @@ object Codec {
     val checksummed = version >= ChecksumVersion
     if (checksummed) verifyChecksum(in.bytes)
     val kind = in.getByte("sketch kind")
-    val sk = Registry.sketchKind(kind).getOrElse(throw new SketchException(s"corrupt sketch: unknown sketch kind $kind"))
+    val sk = kinds(kind).getOrElse(expected match {
+      case Some(e) => throw new SketchException(s"corrupt sketch: sketch kind $kind where ${e.expected} was expected")
+      case None => throw new SketchException(s"corrupt sketch: unknown sketch kind $kind")
+    })
     val cellKind = in.getByte("cell kind")
-    // cell kind 0: a sketch kind without sliding-window cells (its cell epsilon must equal epsilon)
-    val ck = if (cellKind == NoCells && sk.cellKindAllowed(NoCells)) None
-      else Some(Registry.cellKind(cellKind).getOrElse(throw new SketchException(s"corrupt sketch: unknown cell kind $cellKind")))
     if (!sk.cellKindAllowed(cellKind))
       throw new SketchException(s"corrupt sketch: sketch kind $kind cannot hold cells of kind $cellKind")
+    // cell kind 0: a sketch kind without sliding-window cells (its cell epsilon must equal epsilon)
+    val ck = sk.cellKinds.find(_.id == cellKind)
     val flags = in.getByte("flags")
     val known = if (checksummed) 7 | ChecksumFlag else 7
     if ((flags & ~known) != 0) throw new SketchException(s"corrupt sketch: unknown flag bits ${flags & ~known} in a version-$version header")
@@ -157,11 +159,15 @@ object Codec {
     SketchHeader(kind, cellKind, spec, eps, cellEps, levels, depth, first, last, count, hasRows, version)
   }
 
-  /** Decodes any sketch, validating every field; throws [[SketchException]] on bad bytes. */
-  def decode(bytes: Array[Byte]): WindowSketch = {
+  /** Decodes a sketch of any kind `kinds` knows, validating every field; throws [[SketchException]] on
+    * bad bytes. `ecmsketch.Families.decode` passes the registration list.
+    */
+  def decode(bytes: Array[Byte], kinds: Lookup): WindowSketch = decodeWith(bytes, kinds, None)
+
+  private def decodeWith(bytes: Array[Byte], kinds: Lookup, expected: Option[SketchKind[_ <: WindowSketch]]): WindowSketch = {
     val in = new ByteReader(bytes)
-    val h = readCommon(in)
-    val kind = Registry.sketchKind(h.kind).get
+    val h = readCommon(in, kinds, expected)
+    val kind = kinds(h.kind).get
     val s = kind.decodeBody(in, h)
     s.restoreState(h.depth, h.firstTs, h.lastTs, h.count, h.hasRows)
     // versions 1 to 3, one encoding per sketch: version 2 exactly when a cell is segmented (version 4 holds any)
@@ -177,7 +183,7 @@ object Codec {
   /** The checksum-less format version (1 to 3) whose rules the body of `s` follows
     * ([[SketchKind.formatVersion]]): what a release before version 4 wrote for it.
     */
-  def layoutVersion(s: WindowSketch): Int = Registry.kindOf(s).map(k => layoutVersion(k, s)).getOrElse(Version)
+  def layoutVersion(s: WindowSketch): Int = layoutVersion(s.kind, s)
 
   private def layoutVersion[S <: WindowSketch](k: SketchKind[S], s: WindowSketch): Int = k.formatVersion(k.cast(s).get)
 
@@ -188,9 +194,12 @@ object Codec {
   private def readsAs[S <: WindowSketch](k: SketchKind[S], version: Int, written: Int, s: WindowSketch): Boolean =
     k.readsAs(version, written, k.cast(s).get)
 
-  /** Decodes a sketch that must be of kind `kind` ("expected <kind.expected> but got <what it is>"). */
+  /** Decodes a sketch that must be of kind `kind`, such as the parts of a partial aggregate: bytes of
+    * another kind are refused as corrupt, naming the kind id they hold. For sketches a user passes,
+    * `ecmsketch.Families.decodeAs` says what the bytes hold instead.
+    */
   def decodeAs[S <: WindowSketch](kind: SketchKind[S], bytes: Array[Byte]): S = {
-    val s = decode(bytes)
-    kind.cast(s).getOrElse(throw new SketchException(s"expected ${kind.expected} but got ${Registry.describe(s)}"))
+    val s = decodeWith(bytes, id => if (id == kind.id) Some(kind) else None, Some(kind))
+    kind.cast(s).get
   }
 }

@@ -29,8 +29,8 @@ object FunctionSpec {
   final val Keys = "VALUES ('a', 1), ('b', 2), ('a', 3) AS t(k, ts)"
   final val Ticks = "VALUES (1), (2), (3) AS t(ts)"
 
-  /** What the parameters that several functions share mean, by name. A function whose parameter means
-    * something else gives its own text.
+  /** What the parameters that several families' functions share mean, by name. A function whose
+    * parameter means something else, or a parameter of one family, gives its own text.
     */
   object ParamDocs {
     private val docs: Map[String, String] = Map(
@@ -46,17 +46,13 @@ object FunctionSpec {
       "seed" -> "The hash seed: sketches merge only with sketches of the same seed. A constant.",
       "merge_levels" -> ("How many levels of order-preserving merges (ecm_merge and the like) the error bound " +
         "plans for, in [0, 29]."),
-      "max_arrivals" -> "An upper bound on the weight in any window; sizes the wave's counters.",
       "sketch" -> "A sketch (BINARY) made by the matching aggregate or merge; NULL gives NULL.",
       "range" -> ("The query range: counts (now - range, now], an INTERVAL or a number of ticks, no longer than " +
         "the window."),
       "now" -> "The end of the query range: a timestamp or tick no earlier than the sketch's last one.",
       "key_type" -> "The type of the keys the sketch was built from: 'bigint', 'double', 'string' or 'binary'.",
       "id" -> ("The element's identity: rows with equal identities count once, at one site or several; NULL " +
-        "rows are skipped."),
-      "decay" -> "The decay: 'window', 'exp' or 'poly'.",
-      "decay_param" -> ("The decay's parameter: the window W ('window'), the half-life ('exp') or alpha " +
-        "('poly'), in ts units (seconds for TIMESTAMP).")
+        "rows are skipped.")
     )
 
     def apply(name: String): String =

@@ -3,8 +3,8 @@ package ecmsketch.core
 import InfoField.{flag, int, long, real, text}
 
 /** What `sketch_info` (SQL) and `info()` (Python) report for a sketch: the fields every kind shares
-  * ([[shared]]), then the fields each registered kind and cell kind declares ([[SketchKind.infoFields]],
-  * [[CellKind.infoFields]]), in registration order. A field that does not apply to a sketch is NULL.
+  * ([[shared]]) and those its kind and cell kinds declare ([[SketchKind.infoFields]],
+  * [[CellKind.infoFields]]). The schema over every registered kind is `ecmsketch.Families.infoSchema`.
   */
 object SketchDescription {
   /** The fields of every sketch. `window` is NULL when unbounded; `first_ts` and `last_ts` are NULL for an
@@ -24,14 +24,13 @@ object SketchDescription {
       Seq(FunctionSpec.Example(s"SELECT sketch_info(s).kind, sketch_info(s).window, sketch_info(s).epsilon, " +
         s"sketch_info(s).last_ts FROM (SELECT eh_agg(ts, 10, 0.1) AS s FROM ${FunctionSpec.Ticks});", "eh\t10\t0.1\t3"))))
 
-  /** Every field, in display order: the shared ones, then each registered kind's, then each cell kind's
-    * (a name declared twice must have one type, and is listed once).
+  /** The schema over the kinds given: the shared fields, then each kind's, then each cell kind's (a name
+    * declared twice must have one type, and is listed once).
     */
-  lazy val schema: Seq[InfoField] = union(shared, Registry.sketchKinds.map(k => (k.name, k.infoFields)) ++
-    Registry.cellKinds.map(k => (k.name + " cells", k.infoFields)))
-
-  /** The names of [[schema]]. */
-  lazy val fields: Seq[String] = schema.map(_.name)
+  def schema(kinds: Seq[SketchKind[_ <: WindowSketch]]): Seq[InfoField] = {
+    val cells = kinds.flatMap(_.cellKinds).distinct
+    union(shared, kinds.map(k => (k.name, k.infoFields)) ++ cells.map(k => (k.name + " cells", k.infoFields)))
+  }
 
   /** `base` followed by each owner's fields not already listed; a field declared with two types is refused. */
   def union(base: Seq[InfoField], owned: Seq[(String, Seq[InfoField])]): Seq[InfoField] = {
@@ -49,7 +48,8 @@ object SketchDescription {
 
   /** The description of `s`, whose encoding is `bytes`: the bytes it was read from, or its encoding.
     * `format_version` and `checksum` describe those bytes (a sketch read from version-1 bytes reports 1
-    * and false; every sketch this library writes has version 4 and a checksum).
+    * and false; every sketch this library writes has version 4 and a checksum). It holds the shared
+    * fields and those of the sketch's kind; fields of other kinds are absent (NULL in `sketch_info`).
     */
   def describe(s: WindowSketch, bytes: Array[Byte]): Map[String, Any] = describeBytes(s, bytes)
 
@@ -67,13 +67,13 @@ object SketchDescription {
       "planned_merge_levels" -> s.plannedLevels, "merge_depth" -> s.mergeDepth,
       "first_ts" -> (if (s.isEmpty) null else s.firstTs), "last_ts" -> (if (s.isEmpty) null else s.lastTs),
       "total_weight" -> s.count, "size_bytes" -> bytes.length)
-    val kind = Registry.kindOf(s).getOrElse(throw new SketchException(s"unknown sketch ${s.getClass.getSimpleName}"))
+    val kind = s.kind
     val own = info(kind, s)
-    val declared = (kind.infoFields ++ Registry.cellKinds.flatMap(_.infoFields)).map(_.name).toSet
+    val declared = (kind.infoFields ++ kind.cellKinds.flatMap(_.infoFields)).map(_.name).toSet
     val unknown = own.keySet -- declared
     if (unknown.nonEmpty) // a kind reports only the fields it (or a cell kind) declares
       throw new IllegalStateException(s"sketch kind '${kind.name}' reports undeclared sketch_info fields: ${unknown.toSeq.sorted.mkString(", ")}")
-    fields.map(_ -> (null: Any)).toMap ++ common ++ Map[String, Any]("kind" -> kind.name, "error_bound" -> errorBound(kind, s)) ++ own
+    common ++ Map[String, Any]("kind" -> kind.name, "error_bound" -> errorBound(kind, s)) ++ own
   }
 
   private def info[S <: WindowSketch](k: SketchKind[S], s: WindowSketch): Map[String, Any] = k.info(k.cast(s).get)

@@ -26,6 +26,8 @@ object WindowSpec {
   * merge depth (levels of order-preserving merge behind it), the clock and the total weight seen.
   */
 abstract class WindowSketch {
+  /** The kind's descriptor: its id, codec, merges and what `sketch_info` reports. */
+  def kind: SketchKind[_ <: WindowSketch]
   def spec: WindowSpec
   /** The epsilon the user asked for. */
   def epsilon: Double
@@ -149,8 +151,7 @@ abstract class WindowSketch {
   private def unit(s: WindowSpec) = if (s.tsMicros) "TIMESTAMP" else "integer ticks"
 }
 
-/** A stand-alone sliding-window counter with a plan and a certified bound: the exponential
-  * histogram (EhSketch, package window) and the deterministic wave (DwSketch, package dwave).
+/** A stand-alone sliding-window counter with a plan and a certified bound (the one-cell kinds).
   * It counts arrivals (or sums weights) over the window with relative error at most [[errorBound]]
   * on every range; the cell epsilon is chosen so that the bound equals `epsilon` after
   * `plannedLevels` levels of order-preserving merge (see [[CounterSketch.cellEpsilonFor]]).

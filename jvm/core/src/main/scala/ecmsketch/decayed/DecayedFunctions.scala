@@ -1,10 +1,19 @@
 package ecmsketch.decayed
 
 import ecmsketch.core.FunctionSpec
-import ecmsketch.core.FunctionSpec.{Example, opt, req}
+import ecmsketch.core.FunctionSpec.{Example, req}
 
 /** The SQL functions of the decayed sketch (sketch kind `decayed`), which its descriptor lists. */
 object DecayedFunctions {
+  /** What the parameters of this family alone mean. */
+  private val Docs: Map[String, String] = Map(
+    "decay" -> "The decay: 'window', 'exp' or 'poly'.",
+    "decay_param" -> ("The decay's parameter: the window W ('window'), the half-life ('exp') or alpha " +
+      "('poly'), in ts units (seconds for TIMESTAMP)."))
+
+  private def opt(name: String, default: String, doc: String = null): FunctionSpec.Param =
+    FunctionSpec.opt(name, default, Option(doc).orElse(Docs.get(name)).orNull)
+
   val all: Seq[FunctionSpec] = Seq(
     FunctionSpec("decayed_agg",
       Seq(req("weight", "The element's weight: an integer in [0, max_weight] (1 for counts); NULL rows are skipped."), req("ts"), opt("epsilon", "0.1"), opt("delta", "0.05"), opt("value", "the weight", "What quantiles, frequent values and selectivity rank; NULL rows are skipped."), opt("id", "none: the element is (weight, value, ts)"), opt("seed", "the default seed"), opt("decay", "none: chosen at query time", "The decay the sketch is built for: 'window', 'exp' or 'poly'."),

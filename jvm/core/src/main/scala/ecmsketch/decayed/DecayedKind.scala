@@ -1,7 +1,7 @@
 package ecmsketch.decayed
 
 import ecmsketch.core.InfoField.{int, long, real, text}
-import ecmsketch.core.{ByteReader, ByteWriter, Codec, SketchException, SketchHeader, SketchKind, WindowSpec, InfoField, FunctionSpec}
+import ecmsketch.core.{CellKind, ByteReader, ByteWriter, Codec, SketchException, SketchHeader, SketchKind, WindowSpec, InfoField, FunctionSpec}
 
 /** The decayed sketch (sketch kind 7, docs/FORMAT.md "Decayed sketch"): cell kind 0 (no window
   * cells), then the parameters, then per copy the levels that exist, each with t_i and its entries
@@ -15,7 +15,7 @@ object DecayedKind extends SketchKind[DecayedSketch](7, "decayed") {
   def describe: String = "a decayed sketch (from decayed_agg or decayed_merge)"
   def expected: String = "a decayed sketch (from decayed_agg)"
   def plural: String = "decayed sketches"
-  def cellKindAllowed(cellKind: Int): Boolean = cellKind == Codec.NoCells
+  def cellKinds: Seq[CellKind] = Nil
   def cellKindOf(s: DecayedSketch): Int = Codec.NoCells
   def sizeHint(s: DecayedSketch): Int = 128 + 26 * s.storedEntries
 

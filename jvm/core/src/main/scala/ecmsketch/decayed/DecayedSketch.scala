@@ -15,6 +15,7 @@ import ecmsketch.hash.Hashing
   * Each answer is the median of the copies' (or, for decomposable decays, of every probe's) estimates.
   */
 final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
+  def kind: DecayedKind.type = DecayedKind
   import DecayedSketch._
 
   val spec: WindowSpec = WindowSpec(countWindow = false, tsMicros = params.tsMicros, window = WindowSpec.Unbounded)

@@ -1,6 +1,6 @@
 package ecmsketch.dwave
 
-import ecmsketch.core.{Bounds, ByteReader, ByteWriter, CellFamily, SketchException, WindowCounter}
+import ecmsketch.core.{Bounds, ByteReader, ByteWriter, CellOps, SketchException, WindowCounter}
 
 /** Deterministic-wave cells (cell kind 2). The cell encoding is documented in docs/design/dwave.md
   * ("Deterministic-wave cell"); max_arrivals is not part of the cell (it is in the header).
@@ -12,8 +12,8 @@ import ecmsketch.core.{Bounds, ByteReader, ByteWriter, CellFamily, SketchExcepti
   * then per item, oldest first: varint pos - previous pos, varint zb - previous z, varint v >= 1,
   * where "previous" starts at the removed head if any, else at the expiry record.
   */
-final class DwCells(val config: DwConfig) extends CellFamily {
-  def id: Int = CellFamily.DetWaveId
+final class DwCells(val config: DwConfig) extends CellOps {
+  def id: Int = DwCellKind.id
   def name: String = "dwave"
   def epsilon: Double = config.epsilon
   def window: Long = config.window

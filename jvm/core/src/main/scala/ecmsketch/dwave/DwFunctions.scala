@@ -1,10 +1,17 @@
 package ecmsketch.dwave
 
 import ecmsketch.core.FunctionSpec
-import ecmsketch.core.FunctionSpec.{Example, Ticks, opt, req}
+import ecmsketch.core.FunctionSpec.{Example, Ticks, req}
 
 /** The SQL functions of the deterministic wave (sketch kind `dwave`), which its descriptor lists. */
 object DwFunctions {
+  /** What the parameters of this family alone mean. */
+  private val Docs: Map[String, String] = Map(
+    "max_arrivals" -> "An upper bound on the weight in any window; sizes the deterministic wave's counters.")
+
+  private def opt(name: String, default: String, doc: String = null): FunctionSpec.Param =
+    FunctionSpec.opt(name, default, Option(doc).orElse(Docs.get(name)).orNull)
+
   val all: Seq[FunctionSpec] = Seq(
     FunctionSpec("dwave_agg",
       Seq(req("ts"), opt("window", "unbounded"), opt("epsilon", "0.05"), opt("value", "1 (each row counts once)"), opt("max_arrivals", "no bound"), opt("window_type", "'time'"),

@@ -1,10 +1,10 @@
 package ecmsketch.dwave
 
 import ecmsketch.core.InfoField.{long, real, text}
-import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, CellHeader, CellKind, CellParams, Codec, EcmCellContext, SketchException, SketchHeader, OneCellKind, InfoField, FunctionSpec}
+import ecmsketch.core.{ByteReader, ByteWriter, CellOps, CellHeader, CellKind, CellParams, Codec, EcmCellContext, SketchException, SketchHeader, OneCellKind, InfoField, FunctionSpec}
 
 /** The stand-alone deterministic wave (sketch kind 3): max_arrivals (i64), then one wave cell. */
-object DwKind extends OneCellKind[DwSketch](3, "dwave", CellFamily.DetWaveId) {
+object DwKind extends OneCellKind[DwSketch](3, "dwave", DwCellKind) {
   override def functions: Seq[FunctionSpec] = DwFunctions.all
   def describe: String = "a deterministic wave (from dwave_agg or dwave_merge)"
   def expected: String = "a deterministic wave (from dwave_agg)"
@@ -33,18 +33,18 @@ object DwKind extends OneCellKind[DwSketch](3, "dwave", CellFamily.DetWaveId) {
 }
 
 /** Deterministic-wave cells (cell kind 2); an ECM-sketch keeps their max_arrivals in its header. */
-object DwCellKind extends CellKind(CellFamily.DetWaveId, "dwave") {
+object DwCellKind extends CellKind(2, "dwave") {
   def deterministic: Boolean = true
   override def takesMaxArrivals: Boolean = true
   def minCellEpsilon: Double = DwConfig.MinEpsilon
-  def family(p: CellParams): CellFamily = new DwCells(DwConfig(p.cellEpsilon, p.window, p.maxArrivals))
-  override def writeParams(f: CellFamily, out: ByteWriter): Unit = out.putLong(config(f).maxArrivals)
+  def cellOps(p: CellParams): CellOps = new DwCells(DwConfig(p.cellEpsilon, p.window, p.maxArrivals))
+  override def writeParams(f: CellOps, out: ByteWriter): Unit = out.putLong(config(f).maxArrivals)
   override def readParams(in: ByteReader, c: EcmCellContext): CellHeader = CellHeader(readMaxArrivals(in), 0.0)
   override def infoFields: Seq[InfoField] = Seq(long("max_arrivals"))
-  override def info(f: CellFamily): Map[String, Any] = Map("max_arrivals" -> arrivals(config(f).maxArrivals))
+  override def info(f: CellOps): Map[String, Any] = Map("max_arrivals" -> arrivals(config(f).maxArrivals))
   override def mergedArrivals(us: Seq[Long], sameStream: Boolean): Long = DwConfig.mergedArrivals(us, sameStream)
 
-  private def config(f: CellFamily): DwConfig = f match {
+  private def config(f: CellOps): DwConfig = f match {
     case d: DwCells => d.config
     case other => throw new SketchException(s"${other.name} cells where deterministic-wave cells were expected")
   }

@@ -8,6 +8,7 @@ import ecmsketch.core.{Bounds, CounterSketch, SketchException, WindowCounter, Wi
   */
 final class DwSketch private (val spec: WindowSpec, val epsilon: Double, val plannedLevels: Int,
                               val cellEpsilon: Double, private[ecmsketch] var wave: DetWave) extends CounterSketch {
+  def kind: DwKind.type = DwKind
   /** U: the bound on the weight in any window (DwConfig.Unbounded when not given). */
   def maxArrivals: Long = wave.config.maxArrivals
   protected def counter: WindowCounter = wave

@@ -1,10 +1,17 @@
 package ecmsketch.ecm
 
 import ecmsketch.core.FunctionSpec
-import ecmsketch.core.FunctionSpec.{Example, Keys, opt, req}
+import ecmsketch.core.FunctionSpec.{Example, Keys, req}
 
 /** The SQL functions of the ECM-sketch (sketch kind `ecm`), which its descriptor lists. */
 object EcmFunctions {
+  /** What the parameters of this family alone mean. */
+  private val Docs: Map[String, String] = Map(
+    "max_arrivals" -> "An upper bound on the weight in any window; sizes the deterministic wave's counters.")
+
+  private def opt(name: String, default: String, doc: String = null): FunctionSpec.Param =
+    FunctionSpec.opt(name, default, Option(doc).orElse(Docs.get(name)).orNull)
+
   val all: Seq[FunctionSpec] = Seq(
     FunctionSpec("ecm_agg",
       Seq(req("key"), req("ts"), opt("window", "unbounded"), opt("epsilon", "0.05"), opt("delta", "0.01"), opt("value", "1 (each row counts once)"), opt("window_type", "'time'"),

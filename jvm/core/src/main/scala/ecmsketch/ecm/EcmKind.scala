@@ -1,7 +1,7 @@
 package ecmsketch.ecm
 
 import ecmsketch.core.InfoField.{int, long, real, text}
-import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, Codec, EcmCellContext, KeyType, Registry, SketchException, SketchHeader, SketchKind, WindowCounter, InfoField, FunctionSpec}
+import ecmsketch.core.{ByteReader, ByteWriter, CellOps, Codec, EcmCellContext, KeyType, SketchException, SketchHeader, SketchKind, WindowCounter, InfoField, FunctionSpec, CellKind}
 import ecmsketch.hash.Hashing
 
 /** The ECM-sketch (sketch kind 2): its Count-Min header (docs/FORMAT.md), the cell parameters its
@@ -14,7 +14,7 @@ object EcmKind extends SketchKind[EcmSketch](2, "ecm") {
   def describe: String = "an ECM-sketch (from ecm_agg or ecm_merge)"
   def expected: String = "an ECM-sketch (from ecm_agg)"
   def plural: String = "ECM-sketches"
-  def cellKindAllowed(cellKind: Int): Boolean = Registry.cellKind(cellKind).isDefined
+  def cellKinds: Seq[CellKind] = CellKinds.all
   def cellKindOf(s: EcmSketch): Int = s.params.cellKind
   def sizeHint(s: EcmSketch): Int = HeaderSize + s.width * s.depth * 8
 
@@ -26,14 +26,14 @@ object EcmKind extends SketchKind[EcmSketch](2, "ecm") {
     out.putLong(s.seed)
     out.putByte(s.keyType)
     out.putByte(s.plan.kind.id)
-    Registry.cellKindOrFail(s.cellKind).writeParams(s.family, out)
+    CellKinds.getOrFail(s.cellKind).writeParams(s.cellOps, out)
     var i = 0
     val n = s.width * s.depth
     // Cells are written on the sketch's clock (cells not touched lately lag behind it): wave
     // decoders check every item against the window ending at the sketch's last timestamp, and for
     // every kind it makes the bytes canonical, since merges sync their inputs the same way.
     s.syncCells()
-    while (i < n) { s.family.write(s.cells(i), out, s.firstTs); i += 1 }
+    while (i < n) { s.cellOps.write(s.cells(i), out, s.firstTs); i += 1 }
   }
 
   def decodeBody(in: ByteReader, c: SketchHeader): EcmSketch = {
@@ -55,7 +55,7 @@ object EcmKind extends SketchKind[EcmSketch](2, "ecm") {
     val keyType = in.getByte("key type")
     if (keyType > KeyType.Binary) throw new SketchException(s"corrupt sketch: unknown key type $keyType")
     val kind = QueryKind.fromId(in.getByte("optimize_for"))
-    val cells = Registry.cellKindOrFail(c.cellKind).readParams(in,
+    val cells = CellKinds.getOrFail(c.cellKind).readParams(in,
       EcmCellContext(c.cellEpsilon, c.spec.window, seed, delta, depth, pointQueries = kind == QueryKind.Point, c.version))
     val n = width * depth
     if (in.remaining < n) throw new SketchException(s"corrupt sketch: truncated: $n cells need at least $n bytes, ${in.remaining} left")
@@ -68,9 +68,9 @@ object EcmKind extends SketchKind[EcmSketch](2, "ecm") {
     * against the header `c`.
     */
   private def decodeCells(params: EcmParams, keyType: Int, in: ByteReader, c: SketchHeader,
-                          reader: CellFamily => CellFamily): EcmSketch = {
-    val family = EcmSketch.familyFor(params)
-    val cellReader = reader(family)
+                          reader: CellOps => CellOps): EcmSketch = {
+    val cellOps = EcmSketch.cellOpsFor(params)
+    val cellReader = reader(cellOps)
     val width = params.width; val depth = params.depth
     val n = width * depth
     val cells = new Array[WindowCounter](n)
@@ -96,7 +96,7 @@ object EcmKind extends SketchKind[EcmSketch](2, "ecm") {
         throw new SketchException(s"corrupt sketch: the cells of row $j hold weight $rowWeight, more than the total weight ${c.count}")
       j += 1
     }
-    val s = EcmSketch.make(params, family, cells)
+    val s = EcmSketch.make(params, cellOps, cells)
     s._keyType = keyType
     s.eventSalt = Hashing.mix64(Hashing.fingerprintBytes(in.bytes) ^ 0x6465636F6465L) // cells created later: from the bytes
     s
@@ -104,17 +104,17 @@ object EcmKind extends SketchKind[EcmSketch](2, "ecm") {
 
   /** The largest version a cell needs, on the sketch's clock, as written: 2 when a cell is segmented
     * (a time-disjoint merge's), 3 for randomized-wave cells of a plan version 0.1.0 did not have
-    * (asked of the family with no cell), else 1.
+    * (asked of the cell ops with no cell), else 1.
     */
   override def formatVersion(s: EcmSketch): Int = {
     s.syncCells()
-    var v = math.max(Codec.Version, s.family.formatVersion(null)) // a version the family's plan needs
-    s.cells.foreach(c => if (c != null) v = math.max(v, s.family.formatVersion(c)))
+    var v = math.max(Codec.Version, s.cellOps.formatVersion(null)) // a version the cells' plan needs
+    s.cells.foreach(c => if (c != null) v = math.max(v, s.cellOps.formatVersion(c)))
     v
   }
 
   override def readsAs(version: Int, written: Int, s: EcmSketch): Boolean =
-    Registry.cellKindOrFail(s.cellKind).readsAs(version, written)
+    CellKinds.getOrFail(s.cellKind).readsAs(version, written)
 
   def merge(xs: Seq[EcmSketch]): EcmSketch = EcmSketch.merge(xs)
   def mergeSameStream(xs: Seq[EcmSketch]): EcmSketch = EcmSketch.mergeUnchecked(xs)
@@ -128,7 +128,7 @@ object EcmKind extends SketchKind[EcmSketch](2, "ecm") {
 
   def info(e: EcmSketch): Map[String, Any] = {
     val det = e.plan.deterministicCells
-    Registry.cellKindOrFail(e.cellKind).info(e.family) ++ Map(
+    CellKinds.getOrFail(e.cellKind).info(e.cellOps) ++ Map(
       "cell_kind" -> e.cellName, "delta" -> e.delta, "width" -> e.width, "depth" -> e.depth,
       "cm_epsilon" -> e.plan.cmEpsilon, "optimize_for" -> e.plan.kind.name, "key_type" -> KeyType.name(e.keyType),
       "seed" -> e.seed, "point_error_bound" -> e.pointErrorBound,

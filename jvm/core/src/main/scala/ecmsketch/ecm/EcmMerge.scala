@@ -1,6 +1,6 @@
 package ecmsketch.ecm
 
-import ecmsketch.core.{CellFamily, Codec, KeyType, Registry, SketchException, WindowCounter, WindowSketch, Windows}
+import ecmsketch.core.{CellOps, Codec, KeyType, SketchException, WindowCounter, WindowSketch, Windows}
 
 /** The merges of ECM-sketches ([[EcmSketch.merge]] and the merges of partial sketches of one stream):
   * cell-wise n-way merges, or time-disjoint layouts of clusters of inputs.
@@ -36,22 +36,22 @@ private[ecm] object EcmMerge {
         (if (withRows.nonEmpty) withRows else sketches).maxBy(_.params.maxArrivals)
       }.params
       else first.params.copy(maxArrivals =
-        Registry.cellKindOrFail(first.cellKind).mergedArrivals(contributing.map(_.params.maxArrivals), sameStream))
-    val family = if (outParams == first.params) first.family else EcmSketch.familyFor(outParams)
+        CellKinds.getOrFail(first.cellKind).mergedArrivals(contributing.map(_.params.maxArrivals), sameStream))
+    val cellOps = if (outParams == first.params) first.cellOps else EcmSketch.cellOpsFor(outParams)
     var i = 0
     if (contributing.size == 1 || sketches.size == 1) {
       val src = contributing.headOption.getOrElse(first)
-      while (i < n) { val c = src.cells(i); cells(i) = if (c == null) null else src.family.merge(Seq(c)); i += 1 }
-    } else if (timeDisjoint && family.concatenates) {
+      while (i < n) { val c = src.cells(i); cells(i) = if (c == null) null else src.cellOps.merge(Seq(c)); i += 1 }
+    } else if (timeDisjoint && cellOps.concatenates) {
       val clusters = timeClusters(contributing)
       if (clusters.size > 1) {
-        val out = EcmSketch.finishMerge(EcmSketch.make(outParams, family, concatCells(clusters, family, n)), keyType, sketches, contributing, clusters)
+        val out = EcmSketch.finishMerge(EcmSketch.make(outParams, cellOps, concatCells(clusters, cellOps, n)), keyType, sketches, contributing, clusters)
         // the time-disjoint layout keeps max_size_bytes (the worst case of one histogram per cell) or is not used
         if (sizeLimit(out).forall(l => Codec.encode(EcmKind, out).length <= l)) return out
       }
-      mergeCells(contributing, family, cells)
-    } else mergeCells(contributing, family, cells)
-    EcmSketch.finishMerge(EcmSketch.make(outParams, family, cells), keyType, sketches, contributing)
+      mergeCells(contributing, cellOps, cells)
+    } else mergeCells(contributing, cellOps, cells)
+    EcmSketch.finishMerge(EcmSketch.make(outParams, cellOps, cells), keyType, sketches, contributing)
   }
 
   /** The contributing sketches in clusters of overlapping time spans, oldest first (core.Windows.timeClusters):
@@ -60,7 +60,7 @@ private[ecm] object EcmMerge {
   def timeClusters(contributing: IndexedSeq[EcmSketch]): Seq[Seq[EcmSketch]] = {
     def span(s: EcmSketch): (Long, Long) = {
       var lo = Long.MaxValue; var hi = Long.MinValue
-      s.cells.foreach { c => if (c != null && !c.isEmpty) { lo = math.min(lo, s.family.lowerTs(c)); hi = math.max(hi, s.family.newestEnd(c)) } }
+      s.cells.foreach { c => if (c != null && !c.isEmpty) { lo = math.min(lo, s.cellOps.lowerTs(c)); hi = math.max(hi, s.cellOps.newestEnd(c)) } }
       (lo, hi)
     }
     val spans = contributing.map(s => s -> span(s)).toMap
@@ -68,15 +68,15 @@ private[ecm] object EcmMerge {
   }
 
   /** Cell i = the time-disjoint merge of the clusters' order-preserving merges of cell i. */
-  def concatCells(clusters: Seq[Seq[EcmSketch]], family: CellFamily, n: Int): Array[WindowCounter] = {
+  def concatCells(clusters: Seq[Seq[EcmSketch]], cellOps: CellOps, n: Int): Array[WindowCounter] = {
     val out = new Array[WindowCounter](n)
     var i = 0
     while (i < n) {
       val parts = clusters.flatMap { cl =>
         val cs = cl.map(_.cells(i)).filter(c => c != null && !c.isEmpty)
-        if (cs.isEmpty) None else Option(family.merge(cs)).filter(!_.isEmpty)
+        if (cs.isEmpty) None else Option(cellOps.merge(cs)).filter(!_.isEmpty)
       }
-      out(i) = if (parts.isEmpty) null else family.concat(parts)
+      out(i) = if (parts.isEmpty) null else cellOps.concat(parts)
       i += 1
     }
     out
@@ -91,14 +91,14 @@ private[ecm] object EcmMerge {
     sketches.filter(_.cells.exists(c => c != null && c.retainsAt(now))).toIndexedSeq
   }
 
-  /** Cell i of `out` = the n-way merge into `family` of cell i of every contributing sketch. */
-  def mergeCells(contributing: IndexedSeq[EcmSketch], family: CellFamily, out: Array[WindowCounter]): Unit = {
+  /** Cell i of `out` = the n-way merge into `cellOps` of cell i of every contributing sketch. */
+  def mergeCells(contributing: IndexedSeq[EcmSketch], cellOps: CellOps, out: Array[WindowCounter]): Unit = {
     val buf = new Array[WindowCounter](contributing.size)
     var i = 0
     while (i < out.length) {
       var k = 0; var nonNull = 0
       while (k < contributing.size) { val c = contributing(k).cells(i); buf(k) = c; if (c != null) nonNull += 1; k += 1 }
-      out(i) = if (nonNull == 0) null else family.merge(buf.toSeq.filter(_ != null))
+      out(i) = if (nonNull == 0) null else cellOps.merge(buf.toSeq.filter(_ != null))
       i += 1
     }
   }
@@ -119,12 +119,12 @@ private[ecm] object EcmMerge {
     val arrivals =
       if (contributing.isEmpty) sketches.map(_.params.maxArrivals).max
       else if (contributing.size == 1) contributing.head.params.maxArrivals
-      else Registry.cellKindOrFail(plan.cellKind).mergedArrivals(contributing.map(_.params.maxArrivals), true)
+      else CellKinds.getOrFail(plan.cellKind).mergedArrivals(contributing.map(_.params.maxArrivals), true)
     val outParams = target.params.copy(maxArrivals = arrivals)
-    val family = EcmSketch.familyFor(outParams)
+    val cellOps = EcmSketch.cellOpsFor(outParams)
     val cells = new Array[WindowCounter](target.width * target.depth)
     // cells of another epsilon are rebuilt at the output's (a merge even for one input)
-    mergeCells(contributing, family, cells)
-    EcmSketch.finishMerge(EcmSketch.make(outParams, family, cells), keyType, sketches, contributing)
+    mergeCells(contributing, cellOps, cells)
+    EcmSketch.finishMerge(EcmSketch.make(outParams, cellOps, cells), keyType, sketches, contributing)
   }
 }

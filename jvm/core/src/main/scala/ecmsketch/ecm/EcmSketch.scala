@@ -3,7 +3,7 @@ package ecmsketch.ecm
 import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCharsets}
 import java.nio.ByteBuffer
 
-import ecmsketch.core.{CellFamily, CellParams, KeyType, KeyedSketch, Registry, SketchException, WindowCounter, WindowSketch,
+import ecmsketch.core.{CellOps, CellParams, KeyType, KeyedSketch, SketchException, WindowCounter, WindowSketch,
   WindowSpec}
 import ecmsketch.hash.Hashing
 
@@ -26,8 +26,9 @@ final case class EcmParams(spec: WindowSpec, plan: EcmPlan, seed: Long, maxArriv
   *  - inner product of a and b: |est - a.b| <= max(P, (1+P) eps_cm) * A * B, P = (1+e_a)(1+e_b) - 1;
   *  - total:  |est - A| <= e * A (deterministic).
   */
-final class EcmSketch private (val params: EcmParams, val family: CellFamily,
+final class EcmSketch private (val params: EcmParams, val cellOps: CellOps,
                                private[ecmsketch] val cells: Array[WindowCounter]) extends WindowSketch with KeyedSketch {
+  def kind: EcmKind.type = EcmKind
   import EcmSketch._
 
   private val coeffs = Hashing.rowCoefficients(params.seed, params.depth)
@@ -44,7 +45,7 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
     * need different salts (or they share event ids, and the merge counts their common ids once).
     */
   def setEventSalt(salt: Long): Unit = eventSalt = salt
-  @inline private def newCell(idx: Int): WindowCounter = family.create(cellSalt(eventSalt, idx))
+  @inline private def newCell(idx: Int): WindowCounter = cellOps.create(cellSalt(eventSalt, idx))
 
   def spec: WindowSpec = params.spec
   def plan: EcmPlan = params.plan
@@ -57,12 +58,12 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
   def seed: Long = params.seed
   def keyType: Int = _keyType
   def cellKind: Int = params.cellKind
-  def cellName: String = CellFamily.name(params.cellKind)
+  def cellName: String = CellKinds.nameOf(params.cellKind)
   /** max_arrivals of deterministic-wave cells (CellParams.Unbounded for other cells or when not given). */
   def maxArrivals: Long = params.maxArrivals
 
   /** The cell error at the current merge depth (randomized-wave merges are lossless). */
-  override def cellBound: Double = family.errorBound(mergeDepth)
+  override def cellBound: Double = cellOps.errorBound(mergeDepth)
 
   /** Column of fingerprint `fp` in row `j`. */
   @inline def column(fp: Long, j: Int): Int = Hashing.column(fp, coeffs(2 * j), coeffs(2 * j + 1), params.width)
@@ -413,7 +414,7 @@ final class EcmSketch private (val params: EcmParams, val family: CellFamily,
     if (seed != o.seed) b += s"seed $seed vs ${o.seed}"
     if (delta != o.delta) b += s"delta $delta vs ${o.delta}"
     if (plan.kind != o.plan.kind) b += s"optimize_for ${plan.kind.name} vs ${o.plan.kind.name}"
-    if (params.cellKind != o.params.cellKind) b += s"cell ${CellFamily.name(params.cellKind)} vs ${CellFamily.name(o.params.cellKind)}"
+    if (params.cellKind != o.params.cellKind) b += s"cell ${CellKinds.nameOf(params.cellKind)} vs ${CellKinds.nameOf(o.params.cellKind)}"
     else if (plan.cellDelta != o.plan.cellDelta) b += s"cell delta ${plan.cellDelta} vs ${o.plan.cellDelta}"
     b.result()
   }
@@ -464,27 +465,27 @@ object EcmSketch {
 
   def create(spec: WindowSpec, plan: EcmPlan, seed: Long = DefaultSeed, maxArrivals: Long = CellParams.Unbounded): EcmSketch = {
     SketchException.require(maxArrivals > 0, s"max_arrivals must be positive, got $maxArrivals")
-    SketchException.require(maxArrivals == CellParams.Unbounded || Registry.cellKindOrFail(plan.cellKind).takesMaxArrivals,
-      s"max_arrivals applies to ${Registry.cellKinds.filter(_.takesMaxArrivals).map(k => s"'${k.name}'").mkString(", ")} cells only, " +
-        s"not '${CellFamily.name(plan.cellKind)}'")
+    SketchException.require(maxArrivals == CellParams.Unbounded || CellKinds.getOrFail(plan.cellKind).takesMaxArrivals,
+      s"max_arrivals applies to ${CellKinds.all.filter(_.takesMaxArrivals).map(k => s"'${k.name}'").mkString(", ")} cells only, " +
+        s"not '${CellKinds.nameOf(plan.cellKind)}'")
     val params = EcmParams(spec, plan, seed, maxArrivals)
-    new EcmSketch(params, familyFor(params), new Array[WindowCounter](plan.width * plan.depth))
+    new EcmSketch(params, cellOpsFor(params), new Array[WindowCounter](plan.width * plan.depth))
   }
 
   /** Plans and creates a sketch: epsilon/delta are the bound the caller gets after `levels` merges. */
   def create(spec: WindowSpec, epsilon: Double, delta: Double, kind: QueryKind, levels: Int, seed: Long): EcmSketch =
     create(spec, Planner.plan(epsilon, delta, kind, levels), seed)
 
-  /** The cell family of the plan's cell kind, from the cell-kind registry. */
-  private[ecmsketch] def familyFor(p: EcmParams): CellFamily =
-    Registry.cellKindOrFail(p.cellKind).family(
+  /** The cell ops of the plan's cell kind, from the cell-kind registry. */
+  private[ecmsketch] def cellOpsFor(p: EcmParams): CellOps =
+    CellKinds.getOrFail(p.cellKind).cellOps(
       CellParams(p.plan.cellEpsilon, p.spec.window, p.seed, p.plan.cellDelta, p.maxArrivals))
 
   private[ecmsketch] def restore(params: EcmParams, cells: Array[WindowCounter]): EcmSketch =
-    new EcmSketch(params, familyFor(params), cells)
+    new EcmSketch(params, cellOpsFor(params), cells)
 
-  private[ecm] def make(params: EcmParams, family: CellFamily, cells: Array[WindowCounter]): EcmSketch =
-    new EcmSketch(params, family, cells)
+  private[ecm] def make(params: EcmParams, cellOps: CellOps, cells: Array[WindowCounter]): EcmSketch =
+    new EcmSketch(params, cellOps, cells)
 
   /** Order-preserving n-way merge of sketches from many sites (ECM §5.3): cell-wise merge, one level
     * of depth for all inputs. Parameters and seed must be equal; count-based sketches are refused.

@@ -1,6 +1,6 @@
 package ecmsketch.ecm
 
-import ecmsketch.core.{Bounds, CellFamily, CellParams, Codec, Registry, SketchException, WindowSpec}
+import ecmsketch.core.{Bounds, CellParams, Codec, SketchException, WindowSpec}
 
 /** The query kind a sketch's parameters are optimized for. Serializable: Spark ships it to executors
   * inside plans, and Scala 2.12 deserializes a case object through its superclass's constructor. */
@@ -30,9 +30,9 @@ object QueryKind {
   */
 final case class EcmPlan(epsilon: Double, delta: Double, kind: QueryKind, levels: Int,
                          cellEpsilon: Double, cmEpsilon: Double, width: Int, depth: Int,
-                         cellKind: Int = CellFamily.ExpHistogramId, cellDelta: Double = 0.0) {
+                         cellKind: Int = CellKinds.default.id, cellDelta: Double = 0.0) {
   /** Whether the cells are deterministic (EH, deterministic wave): only those carry inner-product guarantees. */
-  def deterministicCells: Boolean = Registry.cellKind(cellKind).forall(_.deterministic)
+  def deterministicCells: Boolean = CellKinds.get(cellKind).forall(_.deterministic)
 }
 
 object Planner {
@@ -70,7 +70,7 @@ object Planner {
     else Bounds.sideCellEpsilon(plan.cellEpsilon).map(cf => plan.copy(levels = Bounds.sideLevels(plan.levels), cellEpsilon = cf))
 
   /** Cell kind from its SQL/Python name ('eh', 'dwave' or 'rwave': the registered cell kinds). */
-  def cellKind(name: String): Int = Registry.cellKindNamed(name).id
+  def cellKind(name: String): Int = CellKinds.named(name).id
 
   /** Plans a sketch with cells of `cellKind`. Deterministic cells (EH, deterministic waves) use
     * [[plan]]. Randomized-wave cells use the journal's split for randomized cells ([ECM-J] after
@@ -80,7 +80,7 @@ object Planner {
     * delta_sw; a union bound over the d cells is needed). Randomized cells give no inner-product
     * guarantee ([ECM] §7.2), so optimize_for => 'inner_product' is refused for them.
     */
-  def plan(epsilon: Double, delta: Double, kind: QueryKind, levels: Int, cellKind: Int): EcmPlan = Registry.cellKind(cellKind) match {
+  def plan(epsilon: Double, delta: Double, kind: QueryKind, levels: Int, cellKind: Int): EcmPlan = CellKinds.get(cellKind) match {
     case Some(ck) if ck.deterministic => plan(epsilon, delta, kind, levels).copy(cellKind = cellKind)
     case Some(ck) =>
       checkEpsilon(epsilon)
@@ -125,7 +125,7 @@ object Planner {
     * at [[ecmsketch.core.CellKind.worstCellBytes]]. None when the cell kind has no such bound.
     */
   def worstCaseBytes(spec: WindowSpec, plan: EcmPlan): Option[Long] =
-    Registry.cellKindOrFail(plan.cellKind).worstCellBytes(
+    CellKinds.getOrFail(plan.cellKind).worstCellBytes(
       CellParams(plan.cellEpsilon, spec.window, 0L, plan.cellDelta, CellParams.Unbounded)).map { cell =>
       val cells = plan.width.toLong * plan.depth
       val empty = Codec.encode(EcmKind, EcmSketch.create(spec, plan)).length.toLong // header + 1 byte per empty cell
@@ -143,7 +143,7 @@ object Planner {
     * without a worst-case size (waves).
     */
   def planWithin(maxBytes: Long, delta: Double, kind: QueryKind, levels: Int, cellKind: Int, spec: WindowSpec): EcmPlan = {
-    val ck = Registry.cellKind(cellKind).getOrElse(throw new SketchException(s"unknown cell kind $cellKind"))
+    val ck = CellKinds.get(cellKind).getOrElse(throw new SketchException(s"unknown cell kind $cellKind"))
     SketchException.require(maxBytes > 0, s"max_bytes must be a positive integer, got $maxBytes")
     def sized(eps: Double): Option[(EcmPlan, Long)] = {
       val p = try Some(plan(eps, delta, kind, levels, cellKind)) catch { case _: SketchException => None }

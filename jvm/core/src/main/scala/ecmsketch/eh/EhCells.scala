@@ -1,6 +1,6 @@
 package ecmsketch.eh
 
-import ecmsketch.core.{Bounds, ByteReader, ByteWriter, CellFamily, SketchException, WindowCounter}
+import ecmsketch.core.{Bounds, ByteReader, ByteWriter, CellOps, SketchException, WindowCounter}
 
 /** Exponential-histogram cells. Encoding of one cell (docs/FORMAT.md, "EH cell"):
   * varint L (levels, 0 = empty); then varint (lowerTs - base); then for each level from L-1 down
@@ -10,8 +10,8 @@ import ecmsketch.core.{Bounds, ByteReader, ByteWriter, CellFamily, SketchExcepti
   * varint end delta), oldest first; the levels follow, their deltas continuing from the last
   * segment end.
   */
-final class EhCells(val config: EhConfig) extends CellFamily {
-  def id: Int = CellFamily.ExpHistogramId
+final class EhCells(val config: EhConfig) extends CellOps {
+  def id: Int = EhCellKind.id
   def name: String = "eh"
   def epsilon: Double = config.epsilon
   def window: Long = config.window

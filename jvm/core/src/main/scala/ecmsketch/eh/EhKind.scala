@@ -1,10 +1,10 @@
 package ecmsketch.eh
 
 import ecmsketch.core.InfoField.{real, text}
-import ecmsketch.core.{CellFamily, CellKind, CellParams, Codec, ByteReader, ByteWriter, SketchHeader, OneCellKind, InfoField, FunctionSpec}
+import ecmsketch.core.{CellOps, CellKind, CellParams, Codec, ByteReader, ByteWriter, SketchHeader, OneCellKind, InfoField, FunctionSpec}
 
 /** The stand-alone exponential histogram (sketch kind 1): one EH cell after the common header. */
-object EhKind extends OneCellKind[EhSketch](1, "eh", CellFamily.ExpHistogramId) {
+object EhKind extends OneCellKind[EhSketch](1, "eh", EhCellKind) {
   override def functions: Seq[FunctionSpec] = EhFunctions.all
   def describe: String = "an exponential histogram (from eh_agg or eh_merge)"
   def expected: String = "an exponential histogram sketch (from eh_agg)"
@@ -30,10 +30,10 @@ object EhKind extends OneCellKind[EhSketch](1, "eh", CellFamily.ExpHistogramId) 
 }
 
 /** Exponential-histogram cells (cell kind 1). */
-object EhCellKind extends CellKind(CellFamily.ExpHistogramId, "eh") {
+object EhCellKind extends CellKind(1, "eh") {
   def deterministic: Boolean = true
   def minCellEpsilon: Double = EhConfig.MinEpsilon
-  def family(p: CellParams): CellFamily = new EhCells(EhConfig(p.cellEpsilon, p.window))
+  def cellOps(p: CellParams): CellOps = new EhCells(EhConfig(p.cellEpsilon, p.window))
 
   /** The EH cell encoding ([[EhCells.write]]) at its largest: the level count (<= 63: 1 byte), the
     * lower timestamp's offset (<= 10 bytes), per level a bucket count (<= k0 + 1 on level 0, k + 1

@@ -6,6 +6,7 @@ import ecmsketch.core.{Bounds, CounterSketch, SketchException, WindowCounter, Wi
 final class EhSketch private (val spec: WindowSpec, val epsilon: Double, val plannedLevels: Int,
                               val cellEpsilon: Double, private[ecmsketch] var hist: ExpHistogram)
     extends CounterSketch {
+  def kind: EhKind.type = EhKind
 
   def histogram: ExpHistogram = hist
   protected def counter: WindowCounter = hist

@@ -1,12 +1,12 @@
 package ecmsketch.rwave
 
 import ecmsketch.core.InfoField.{int, long, real, text}
-import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, CellHeader, CellKind, CellParams, Codec, EcmCellContext, KeyType, SketchException, SketchHeader, OneCellKind, InfoField, FunctionSpec}
+import ecmsketch.core.{ByteReader, ByteWriter, CellOps, CellHeader, CellKind, CellParams, Codec, EcmCellContext, KeyType, SketchException, SketchHeader, OneCellKind, InfoField, FunctionSpec}
 
 /** The distinct-count sketch (sketch kind 4): delta (f64), seed (i64), key type (u8), queue
   * capacity (u32), instances (u16), then one randomized-wave cell.
   */
-object DistinctKind extends OneCellKind[DistinctSketch](4, "distinct", CellFamily.RandWaveId) {
+object DistinctKind extends OneCellKind[DistinctSketch](4, "distinct", RwCellKind) {
   override def functions: Seq[FunctionSpec] = DistinctFunctions.all
   def describe: String = "a distinct-count sketch (from distinct_agg or distinct_merge)"
   def expected: String = "a distinct-count sketch (from distinct_agg)"
@@ -48,15 +48,15 @@ object DistinctKind extends OneCellKind[DistinctSketch](4, "distinct", CellFamil
 /** Randomized-wave cells (cell kind 3): point queries only; an ECM-sketch keeps their delta, queue
   * capacity and instances in its header.
   */
-object RwCellKind extends CellKind(CellFamily.RandWaveId, "rwave") {
+object RwCellKind extends CellKind(3, "rwave") {
   def deterministic: Boolean = false
   def minCellEpsilon: Double = RwConfig.MinEpsilon
   override def checkCellEpsilon(cellEps: Double, eps: Double): Unit =
     if (cellEps != eps)
       throw new SketchException(s"corrupt sketch: randomized-wave cells must have cell epsilon = epsilon, got $cellEps and $eps")
-  def family(p: CellParams): CellFamily = new RwCells(RwConfig(p.cellEpsilon, p.cellDelta, p.window, p.seed))
+  def cellOps(p: CellParams): CellOps = new RwCells(RwConfig(p.cellEpsilon, p.cellDelta, p.window, p.seed))
 
-  override def writeParams(f: CellFamily, out: ByteWriter): Unit = {
+  override def writeParams(f: CellOps, out: ByteWriter): Unit = {
     val c = config(f)
     out.putDouble(c.delta); out.putInt(c.capacity); out.putShort(c.instances)
   }
@@ -74,12 +74,12 @@ object RwCellKind extends CellKind(CellFamily.RandWaveId, "rwave") {
   }
 
   override def infoFields: Seq[InfoField] = Seq(real("cell_delta"), int("wave_capacity"), int("wave_instances"))
-  override def info(f: CellFamily): Map[String, Any] = info(config(f))
+  override def info(f: CellOps): Map[String, Any] = info(config(f))
 
   private[rwave] def info(c: RwConfig): Map[String, Any] =
     Map("cell_delta" -> c.delta, "wave_capacity" -> c.capacity, "wave_instances" -> c.instances)
 
-  private def config(f: CellFamily): RwConfig = f match {
+  private def config(f: CellOps): RwConfig = f match {
     case r: RwCells => r.config
     case other => throw new SketchException(s"${other.name} cells where randomized-wave cells were expected")
   }

@@ -10,6 +10,7 @@ import ecmsketch.hash.Hashing
   */
 final class DistinctSketch private (val spec: WindowSpec, val config: RwConfig,
                                     private[ecmsketch] var wave: RandWave) extends WindowSketch with KeyedSketch {
+  def kind: DistinctKind.type = DistinctKind
   def epsilon: Double = config.epsilon
   def delta: Double = config.delta
   def cellEpsilon: Double = config.epsilon

@@ -1,6 +1,6 @@
 package ecmsketch.rwave
 
-import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, SketchException, WindowCounter, Windows}
+import ecmsketch.core.{ByteReader, ByteWriter, CellOps, SketchException, WindowCounter, Windows}
 
 /** Randomized-wave cells (cell kind 3). Merges are lossless, so the bound does not grow with depth.
   *
@@ -23,11 +23,11 @@ import ecmsketch.core.{ByteReader, ByteWriter, CellFamily, SketchException, Wind
   * has the same level hash under both plans, so that is exactly the wave this version builds from
   * the same stream. Families compare by config alone.
   */
-final class RwCells(val config: RwConfig, stored: Int) extends CellFamily {
+final class RwCells(val config: RwConfig, stored: Int) extends CellOps {
   def this(config: RwConfig) = this(config, config.instances)
   SketchException.require(stored >= config.instances && stored <= RwConfig.MaxInstances,
     s"randomized-wave cells to read hold $stored instances, fewer than ${config.instances} or more than ${RwConfig.MaxInstances}")
-  def id: Int = CellFamily.RandWaveId
+  def id: Int = RwCellKind.id
   def name: String = "rwave"
   def epsilon: Double = config.epsilon
   def window: Long = config.window

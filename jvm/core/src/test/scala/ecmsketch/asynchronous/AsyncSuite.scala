@@ -6,14 +6,15 @@ import scala.util.Random
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import ecmsketch.core.{Codec, SketchDescription, SketchException, Windows}
+import ecmsketch.Families
+import ecmsketch.core.{Codec, SketchException, Windows}
 
 /** The XTB async sketches (XTB §2-4) against a brute-force oracle over the distinct elements. */
 class AsyncSuite extends AnyFunSuite {
   import AsyncSuite._
 
   def enc(s: AsyncSketch): Array[Byte] = Codec.encode(AsyncKind, s)
-  def dec(b: Array[Byte]): AsyncSketch = Codec.decodeAs(AsyncKind, b)
+  def dec(b: Array[Byte]): AsyncSketch = Families.decodeAs(AsyncKind, b)
 
   def sumSketch(es: Seq[(Long, Long)], window: Long = Long.MaxValue, eps: Double = 0.2, delta: Double = 0.05,
                 seed: Long = 7L, tradeoff: Int = -1): AsyncSketch = {
@@ -256,9 +257,9 @@ class AsyncSuite extends AnyFunSuite {
     val d = dec(b)
     assert(java.util.Arrays.equals(enc(d), b))
     assert(d.sum(700L, null) == s.sum(700L, null))
-    val info = SketchDescription.describe(d, b)
+    val info = Families.info(d, b)
     assert(info("kind") == "async" && info("measure") == "sum" && info("sample_capacity") == s.alpha && info("merge_depth") == 0)
-    assert(info.keySet == SketchDescription.fields.toSet)
+    assert(info.keySet == Families.infoFields.toSet)
     val empty = AsyncSketch.create(AsyncSketch.Quantile, 10L)
     assert(java.util.Arrays.equals(enc(dec(enc(empty))), enc(empty)))
     assert(empty.quantile(0.5, null, null).isEmpty)

@@ -4,7 +4,8 @@ import scala.util.Random
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import ecmsketch.core.{Codec, SketchDescription, SketchException}
+import ecmsketch.Families
+import ecmsketch.core.{Codec, SketchException}
 
 /** The decayed sketch against brute force over the distinct elements of streams with 30 %
   * duplicates over 2..64 sites, shuffled and late; failure rates over many seeds against delta;
@@ -101,7 +102,7 @@ class DecayedSuite extends AnyFunSuite {
       assert(java.util.Arrays.equals(Codec.encode(DecayedKind, m1), b))
       assert(java.util.Arrays.equals(Codec.encode(DecayedKind, tree), b))
       assert(java.util.Arrays.equals(Codec.encode(DecayedKind, m2).drop(Codec.ChecksumHeaderSize), b.drop(Codec.ChecksumHeaderSize)))
-      val r = Codec.decodeAs(DecayedKind, b)
+      val r = Families.decodeAs(DecayedKind, b)
       assert(java.util.Arrays.equals(Codec.encode(DecayedKind, r), b))
     }
   }
@@ -264,7 +265,7 @@ class DecayedSuite extends AnyFunSuite {
       val refBytes = Codec.encode(DecayedKind, ref).toSeq
       val refSum = ref.sum(q, null)
       (0 until 10).foreach { round =>
-        val shared = if (round % 2 == 0) fresh() else Codec.decodeAs(DecayedKind, refBytes.toArray)
+        val shared = if (round % 2 == 0) fresh() else Families.decodeAs(DecayedKind, refBytes.toArray)
         val pool = java.util.concurrent.Executors.newFixedThreadPool(4)
         try {
           val fs = (0 until 8).map { k =>
@@ -375,12 +376,12 @@ class DecayedSuite extends AnyFunSuite {
     s.add(1L, 1, 1.0, 0); s.add(2L, 3, 2.0, 5)
     val g = DecayedSketch.create(None, 0.1, 0.05)
     Seq(s -> "exp", g -> "general").foreach { case (x, name) =>
-      val d = SketchDescription.describe(x)
-      assert(d.keySet == SketchDescription.fields.toSet)
+      val d = Families.info(x)
+      assert(d.keySet == Families.infoFields.toSet)
       assert(d("kind") == "decayed" && d("decay") == name && d("cell_kind") == null && d("error_bound") == 0.1)
       assert(d("tau") == x.params.tau && d("stored_entries") == x.storedEntries)
     }
-    assert(SketchDescription.describe(s)("decay_param") == 10.0 && SketchDescription.describe(g)("decay_param") == null)
+    assert(Families.info(s)("decay_param") == 10.0 && Families.info(g)("decay_param") == null)
   }
 
   test("hostile bytes: truncations, flipped bytes and tampered fields fail with a SketchException") {
@@ -389,7 +390,7 @@ class DecayedSuite extends AnyFunSuite {
       val b = Codec.encode(DecayedKind, merged(st, d, 2))
       // every cut in the header and the first entries, then 300 more spread over the body
       ((0 until math.min(b.length, 400)) ++ (0 until 300).map(k => 400 + (k.toLong * math.max(0, b.length - 400) / 300).toInt)).distinct.foreach { n =>
-        val e = intercept[SketchException](Codec.decode(b.take(n)))
+        val e = intercept[SketchException](Families.decode(b.take(n)))
         assert(e.getMessage.startsWith("corrupt sketch") || e.getMessage.startsWith("not an ecmsketch"), e.getMessage)
       }
       val rnd = new Random(3)
@@ -398,12 +399,12 @@ class DecayedSuite extends AnyFunSuite {
         val x = b.clone()
         val k = rnd.nextInt(x.length)
         x(k) = (x(k) ^ (1 << rnd.nextInt(8))).toByte
-        try { Codec.decode(x); () } catch { case _: SketchException => refused += 1 }
+        try { Families.decode(x); () } catch { case _: SketchException => refused += 1 }
       }
       assert(refused > 300) // flips in ids, weights, levels and keys are caught; values and some timestamps change validly
       // the header's cell kind must be 0 and the cell epsilon the epsilon
       val y = ecmsketch.format.GoldenInputs.withoutChecksum(b); y(6) = 1
-      assert(intercept[SketchException](Codec.decode(y)).getMessage.contains("cannot hold cells"))
+      assert(intercept[SketchException](Families.decode(y)).getMessage.contains("cannot hold cells"))
     }
   }
 }

@@ -1,9 +1,12 @@
 package ecmsketch.ecm
 
 import org.scalatest.funsuite.AnyFunSuite
+import ecmsketch.eh.EhCellKind
+import ecmsketch.dwave.DwCellKind
+import ecmsketch.rwave.RwCellKind
 import ecmsketch.Oracle
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
-import ecmsketch.core.{CellFamily, SketchException, WindowSpec}
+import ecmsketch.core.{SketchException, WindowSpec}
 
 import scala.util.Random
 
@@ -277,7 +280,7 @@ class EcmSuite extends AnyFunSuite {
     // sketch's clock 1024 and were written; merges and copies advance cells to the sketch's clock
     // and drop them, so merge(s, empty) and s.copy() encoded differently from s (same answers).
     val sp = WindowSpec(countWindow = false, tsMicros = false, window = 1000)
-    val plan = Planner.plan(0.3, 0.1, QueryKind.Point, 1, CellFamily.ExpHistogramId)
+    val plan = Planner.plan(0.3, 0.1, QueryKind.Point, 1, EhCellKind.id)
     val s = EcmSketch.create(sp, plan, 7L)
     Seq((1L, 0L, 1L), (7L, 4L, 1L), (1L, 5L, 1L), (3L, 5L, 8L), (8L, 5L, 1L), (0L, 249L, 14L), (8L, 640L, 1L), (8L, 644L, 12L), (5L, 1024L, 1L))
       .foreach { case (k, t, v) => s.add(k, t, v) }
@@ -297,7 +300,7 @@ class EcmSuite extends AnyFunSuite {
     // a merge of objects that were never encoded kept buckets that had expired at their own clock,
     // which their bytes drop, so merge(objects) and merge(bytes) built different histograms.
     val sp = WindowSpec(countWindow = false, tsMicros = false, window = 300)
-    for (cell <- Seq(CellFamily.ExpHistogramId, CellFamily.DetWaveId, CellFamily.RandWaveId); seed <- 0 until 5) {
+    for (cell <- Seq(EhCellKind.id, DwCellKind.id, RwCellKind.id); seed <- 0 until 5) {
       val plan = Planner.plan(0.1, 0.1, QueryKind.Point, 1, cell)
       def sites(): Seq[EcmSketch] = (0 until 4).map { i =>
         val rnd = new Random(100 * seed + i)
@@ -312,7 +315,7 @@ class EcmSuite extends AnyFunSuite {
       val decoded = sites().map(s => ecmsketch.format.SketchCodec.decodeEcm(ecmsketch.format.SketchCodec.encode(s)))
       val a = EcmSketch.merge(fresh); val b = EcmSketch.merge(mixed); val c = EcmSketch.merge(decoded)
       assert(a.mergeDepth == 1 && b.mergeDepth == 1 && c.mergeDepth == 1)
-      if (cell == CellFamily.RandWaveId) {
+      if (cell == RwCellKind.id) {
         // event-id salts differ between built and decoded sketches: compare answers, which do not depend on them
         for (k <- 0L until 200L; r <- Seq(30L, 300L)) assert(a.point(k, r, null) == c.point(k, r, null) && b.point(k, r, null) == c.point(k, r, null), s"rwave seed $seed key $k r $r")
       } else assert(enc(a) == enc(c) && enc(b) == enc(c), s"cell $cell seed $seed")
@@ -322,7 +325,7 @@ class EcmSuite extends AnyFunSuite {
   test("regression: an ECM merge where no input holds live items keeps max_arrivals whatever the input order") {
     // Found by LawsSuite: deterministic-wave cells, as in the DwSketch regression test.
     val sp = WindowSpec(countWindow = false, tsMicros = false, window = 50)
-    val plan = Planner.plan(0.3, 0.1, QueryKind.Point, 1, CellFamily.DetWaveId)
+    val plan = Planner.plan(0.3, 0.1, QueryKind.Point, 1, DwCellKind.id)
     val a = EcmSketch.create(sp, plan, 7L, 20L); val b = EcmSketch.create(sp, plan, 7L, 20L)
     (0L until 10L).foreach { t => a.add(t % 3, t, 1L); b.add(t % 4, t + 1, 1L) }
     val s = EcmSketch.merge(Seq(a, b))

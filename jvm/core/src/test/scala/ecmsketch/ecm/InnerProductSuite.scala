@@ -2,9 +2,11 @@ package ecmsketch.ecm
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import ecmsketch.eh.EhCellKind
+import ecmsketch.dwave.DwCellKind
 import ecmsketch.Oracle
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
-import ecmsketch.core.{CellFamily, WindowSpec}
+import ecmsketch.core.WindowSpec
 
 import scala.util.Random
 
@@ -51,8 +53,8 @@ class InnerProductSuite extends AnyFunSuite {
 
   def dot(x: Map[Long, Long], y: Map[Long, Long]): Double = x.map { case (k, c) => c.toDouble * y.getOrElse(k, 0L) }.sum
 
-  for (cell <- Seq(CellFamily.ExpHistogramId, CellFamily.DetWaveId); kind <- QueryKind.all) {
-    val cellName = CellFamily.name(cell)
+  for (cell <- Seq(EhCellKind.id, DwCellKind.id); kind <- QueryKind.all) {
+    val cellName = CellKinds.nameOf(cell)
     test(s"$cellName cells, optimize_for ${kind.name}: a merged (depth 1 or 2) against b unmerged, ${seeds.size} seeds") {
       val plan = Planner.plan(eps, delta, kind, 1, cell)
       var v = 0; var q = 0

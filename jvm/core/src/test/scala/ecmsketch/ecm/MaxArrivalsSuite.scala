@@ -2,8 +2,9 @@ package ecmsketch.ecm
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import ecmsketch.dwave.DwCellKind
 import ecmsketch.Oracle
-import ecmsketch.core.{CellFamily, SketchException, WindowSpec}
+import ecmsketch.core.{SketchException, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.Ingest
@@ -22,7 +23,7 @@ class MaxArrivalsSuite extends AnyFunSuite {
   val delta = 0.1
 
   def dwSketch(spec: WindowSpec, levels: Int, seed: Long, u: Long): EcmSketch =
-    EcmSketch.create(spec, Planner.plan(eps, delta, QueryKind.Point, levels, CellFamily.DetWaveId), seed, u)
+    EcmSketch.create(spec, Planner.plan(eps, delta, QueryKind.Point, levels, DwCellKind.id), seed, u)
 
   /** Right(estimate), or Left(message) of a SketchException naming max_arrivals; anything else fails. */
   def ask(s: EcmSketch, q: Query): Either[String, Double] =

@@ -2,8 +2,10 @@ package ecmsketch.ecm
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import ecmsketch.eh.EhCellKind
+import ecmsketch.dwave.DwCellKind
 import ecmsketch.Oracle
-import ecmsketch.core.{CellFamily, Codec, SketchException, WindowSpec}
+import ecmsketch.core.{Codec, SketchException, WindowSpec}
 
 /** max_bytes (Planner.planWithin): the plan of smallest certified bound whose sketch can never
   * serialize to more than the budget. The bytes stay within the budget on adversarial streams (and
@@ -11,7 +13,7 @@ import ecmsketch.core.{CellFamily, Codec, SketchException, WindowSpec}
   * that fits, and budgets too small or cells without a worst case are refused with clear messages.
   */
 class MaxBytesSuite extends AnyFunSuite {
-  val eh: Int = CellFamily.ExpHistogramId
+  val eh: Int = EhCellKind.id
 
   def enc(s: EcmSketch): Int = Codec.encode(EcmKind, s).length
 
@@ -127,7 +129,7 @@ class MaxBytesSuite extends AnyFunSuite {
     assert(e.getMessage.contains("max_bytes 500 is too small") && e.getMessage.contains("give max_bytes >="))
     val need = "give max_bytes >= (\\d+)".r.findFirstMatchIn(e.getMessage).get.group(1).toLong
     assert(Planner.planWithin(need, 0.01, QueryKind.Point, 1, eh, spec).epsilon <= Planner.MaxBudgetEpsilon)
-    val w = intercept[SketchException](Planner.planWithin(1L << 20, 0.01, QueryKind.Point, 1, CellFamily.DetWaveId, spec))
+    val w = intercept[SketchException](Planner.planWithin(1L << 20, 0.01, QueryKind.Point, 1, DwCellKind.id, spec))
     assert(w.getMessage.contains("max_bytes needs 'eh' cells"))
     assert(intercept[SketchException](Planner.planWithin(0L, 0.01, QueryKind.Point, 1, eh, spec)).getMessage
       .contains("max_bytes must be a positive integer"))

@@ -1,5 +1,9 @@
 package ecmsketch.ecm
 
+import ecmsketch.Families
+import ecmsketch.eh.EhCellKind
+import ecmsketch.dwave.DwCellKind
+import ecmsketch.rwave.RwCellKind
 import ecmsketch.rwave.DistinctOps
 
 import org.scalatest.funsuite.AnyFunSuite
@@ -11,7 +15,7 @@ import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.{Ingest, SketchOps}
 import ecmsketch.rwave.DistinctSketch
-import ecmsketch.core.{CellFamily, SketchDescription, SketchException, WindowSketch, WindowSpec}
+import ecmsketch.core.{SketchException, WindowSketch, WindowSpec}
 
 import scala.util.Random
 
@@ -26,26 +30,26 @@ class WaveCellsSuite extends AnyFunSuite with DecodedChecks {
 
   test("planner: randomized cells get eps_sw = eps, d = ceil(ln(2/delta)), delta_sw = delta/(2d); inner products refused") {
     for (eps <- Seq(0.05, 0.1, 0.25); delta <- Seq(0.01, 0.1, 0.3)) {
-      val p = Planner.plan(eps, delta, QueryKind.Point, 3, CellFamily.RandWaveId)
+      val p = Planner.plan(eps, delta, QueryKind.Point, 3, RwCellKind.id)
       assert(p.depth == math.max(1, math.ceil(math.log(2 / delta) - 1e-9).toInt))
       assert(p.cellEpsilon == eps && p.cellDelta == delta / (2.0 * p.depth))
       val s = EcmSketch.create(spec, p)
       s._mergeDepth = 7 // lossless merges: the bound stays eps at any depth
       assert(s.pointErrorBound <= eps && math.abs(s.pointErrorBound - eps) < 1e-12)
       // deterministic cells plan as before
-      val d = Planner.plan(eps, delta, QueryKind.Point, 3, CellFamily.DetWaveId)
-      assert(d.copy(cellKind = CellFamily.ExpHistogramId) == Planner.plan(eps, delta, QueryKind.Point, 3))
+      val d = Planner.plan(eps, delta, QueryKind.Point, 3, DwCellKind.id)
+      assert(d.copy(cellKind = EhCellKind.id) == Planner.plan(eps, delta, QueryKind.Point, 3))
     }
-    val e = intercept[SketchException](Planner.plan(0.1, 0.1, QueryKind.InnerProduct, 0, CellFamily.RandWaveId))
+    val e = intercept[SketchException](Planner.plan(0.1, 0.1, QueryKind.InnerProduct, 0, RwCellKind.id))
     assert(e.getMessage.contains("needs deterministic cells"))
     assert(intercept[SketchException](Planner.cellKind("ehh")).getMessage.contains("'eh', 'dwave' or 'rwave'"))
     // memory of a randomized wave is bounded by its parameters: instances * capacity <= 2^24
     assert(intercept[SketchException](ecmsketch.rwave.RwConfig(0.01, 1e-20, 100, 1L)).getMessage.contains("more than the supported"))
     assert(ecmsketch.rwave.RwConfig(0.01, 0.05, 100, 1L).instances == 3)
-    assert(intercept[SketchException](EcmSketch.create(spec, Planner.plan(0.01, 1e-20, QueryKind.Point, 0, CellFamily.RandWaveId)))
+    assert(intercept[SketchException](EcmSketch.create(spec, Planner.plan(0.01, 1e-20, QueryKind.Point, 0, RwCellKind.id)))
       .getMessage.contains("more than the supported"))
-    assert(EcmSketch.create(spec, Planner.plan(0.01, 0.01, QueryKind.Point, 0, CellFamily.RandWaveId)).depth == 6)
-    assert(intercept[SketchException](EcmSketch.create(spec, plan(CellFamily.ExpHistogramId, 0.1), 1L, 100L))
+    assert(EcmSketch.create(spec, Planner.plan(0.01, 0.01, QueryKind.Point, 0, RwCellKind.id)).depth == 6)
+    assert(intercept[SketchException](EcmSketch.create(spec, plan(EhCellKind.id, 0.1), 1L, 100L))
       .getMessage.contains("max_arrivals applies to 'dwave' cells only"))
   }
 
@@ -54,7 +58,7 @@ class WaveCellsSuite extends AnyFunSuite with DecodedChecks {
     for (seed <- 0 until 4; eps <- Seq(0.1, 0.2)) {
       val rnd = new Random(seed)
       val o = new Oracle
-      val s = ecm.build(EcmSketch.create(spec, plan(CellFamily.DetWaveId, eps), seed.toLong), ecm.stream(rnd, 5000, 200), o)
+      val s = ecm.build(EcmSketch.create(spec, plan(DwCellKind.id, eps), seed.toLong), ecm.stream(rnd, 5000, 200), o)
       assert(s.cellName == "dwave")
       val (vi, qi) = ecm.checkPoint(s, o, Seq(10L, 100L, 1000L, 20000L))
       v += vi; q += qi
@@ -66,13 +70,13 @@ class WaveCellsSuite extends AnyFunSuite with DecodedChecks {
     // three sites, one merge level budgeted
     val rnd = new Random(9)
     val os = Seq.fill(3)(new Oracle)
-    val sites = os.map(o => ecm.build(EcmSketch.create(spec, plan(CellFamily.DetWaveId, 0.1, 1), 3L, 50000L), ecm.stream(rnd, 3000, 100), o))
+    val sites = os.map(o => ecm.build(EcmSketch.create(spec, plan(DwCellKind.id, 0.1, 1), 3L, 50000L), ecm.stream(rnd, 3000, 100), o))
     val m = EcmSketch.merge(sites)
     assert(m.mergeDepth == 1 && m.maxArrivals == 3 * 50000L && m.pointErrorBound <= 0.1 + 1e-12)
     val (vm, qm) = ecm.checkPoint(m, Oracle.union(os), Seq(10L, 1000L, 20000L))
     assert(vm <= 0.1 * qm)
     // a single contributor keeps its parameters (no error added, no change of U)
-    val copy = EcmSketch.merge(Seq(sites.head, EcmSketch.create(spec, plan(CellFamily.DetWaveId, 0.1, 1), 3L, 50000L)))
+    val copy = EcmSketch.merge(Seq(sites.head, EcmSketch.create(spec, plan(DwCellKind.id, 0.1, 1), 3L, 50000L)))
     assert(copy.maxArrivals == 50000L && copy.mergeDepth == 0)
   }
 
@@ -80,7 +84,7 @@ class WaveCellsSuite extends AnyFunSuite with DecodedChecks {
     var v = 0; var q = 0
     val os = Seq.fill(2)(new Oracle)
     val sites = os.zipWithIndex.map { case (o, i) =>
-      val s = ecm.build(EcmSketch.create(spec, plan(CellFamily.RandWaveId, 0.3), 5L), ecm.stream(new Random(i), 3000, 100), o)
+      val s = ecm.build(EcmSketch.create(spec, plan(RwCellKind.id, 0.3), 5L), ecm.stream(new Random(i), 3000, 100), o)
       val now = o.ts.max
       for (r <- Seq(100L, 1000L, 20000L)) {
         val a = o.after(now - r).toDouble
@@ -112,8 +116,8 @@ class WaveCellsSuite extends AnyFunSuite with DecodedChecks {
   test("codec: every sketch and cell kind round-trips; parameter blocks are validated") {
     val rnd = new Random(4)
     val sketches: Seq[WindowSketch] = Seq(
-      EcmSketch.create(spec, plan(CellFamily.DetWaveId, 0.1), 1L, 7777L),
-      EcmSketch.create(spec, plan(CellFamily.RandWaveId, 0.3), 1L),
+      EcmSketch.create(spec, plan(DwCellKind.id, 0.1), 1L, 7777L),
+      EcmSketch.create(spec, plan(RwCellKind.id, 0.3), 1L),
       DwSketch.create(spec, 0.05, 1, 4000L),
       DwSketch.create(WindowSpec(countWindow = true, tsMicros = false, window = 300), 0.1, 1, DwConfig.Unbounded),
       DistinctSketch.create(spec, 0.2, 0.1, 3L))
@@ -131,7 +135,7 @@ class WaveCellsSuite extends AnyFunSuite with DecodedChecks {
       val b = SketchCodec.encodeAny(s0)
       val d = SketchCodec.decode(b)
       assert(java.util.Arrays.equals(SketchCodec.encodeAny(d), b), s0.getClass.getSimpleName)
-      assert(SketchDescription.describe(d, b) == SketchDescription.describe(s0, b))
+      assert(Families.info(d, b) == Families.info(s0, b))
       // every truncation fails with a clear message, never another exception
       for (cut <- 0 until b.length by math.max(1, b.length / 200)) {
         val e = intercept[SketchException](SketchCodec.decode(java.util.Arrays.copyOf(b, cut)))
@@ -170,7 +174,7 @@ class WaveCellsSuite extends AnyFunSuite with DecodedChecks {
     val dz = dw.clone(); java.util.Arrays.fill(dz, 60, 68, 0.toByte)
     assert(intercept[SketchException](SketchCodec.decode(dz)).getMessage.contains("max_arrivals"))
     // a cell kind that does not fit the sketch kind
-    val wrong = dw.clone(); wrong(6) = CellFamily.ExpHistogramId.toByte
+    val wrong = dw.clone(); wrong(6) = EhCellKind.id.toByte
     assert(intercept[SketchException](SketchCodec.decode(wrong)).getMessage.contains("cannot hold cells"))
     assert(intercept[SketchException](SketchCodec.decodeEcm(dw)).getMessage.contains("got a deterministic wave"))
   }

@@ -4,6 +4,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import scala.util.Random
 
+import ecmsketch.Families
 import ecmsketch.Oracle
 import ecmsketch.core.{SketchException, WindowSpec}
 import ecmsketch.dwave.DwSketch
@@ -403,7 +404,7 @@ class TimeDisjointSuite extends AnyFunSuite {
     assert(java.util.Arrays.equals(ecmsketch.format.SketchCodec.encode(d), b))
     (0L until 30L).foreach(k => assert(d.point(k, null, null) == m.point(k, null, null)))
     val legacy = ecmsketch.format.GoldenInputs.withoutChecksum(b)
-    assert(legacy(4) == 2 && ecmsketch.core.SketchDescription.describe(d, legacy)("format_version") == 2)
+    assert(legacy(4) == 2 && Families.info(d, legacy)("format_version") == 2)
     val v1 = legacy.clone(); v1(4) = 1
     assert(intercept[SketchException](ecmsketch.format.SketchCodec.decode(v1)).getMessage.startsWith("corrupt sketch: format version 1, but its cells are of version 2"))
     val plain = ecmsketch.format.GoldenInputs.withoutChecksum(ecmsketch.format.SketchCodec.encode(days.head))

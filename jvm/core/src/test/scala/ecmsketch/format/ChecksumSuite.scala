@@ -4,7 +4,8 @@ import scala.util.Random
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import ecmsketch.core.{Codec, SketchDescription, SketchException, WindowSpec}
+import ecmsketch.Families
+import ecmsketch.core.{Codec, SketchException, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, QueryKind}
 import ecmsketch.format.GoldenInputs._
 import ecmsketch.rwave.DistinctSketch
@@ -37,8 +38,8 @@ class ChecksumSuite extends AnyFunSuite {
   /** The message of the SketchException `b` is refused with; fails on acceptance or any other exception. */
   private def refusal(name: String, what: String, b: Array[Byte]): String = {
     val m = try {
-      val s = Codec.decode(b)
-      fail(s"$name: mutant ($what) decoded to ${ecmsketch.core.Registry.describe(s)}")
+      val s = Families.decode(b)
+      fail(s"$name: mutant ($what) decoded to ${Families.describe(s)}")
     } catch {
       case e: SketchException => e.getMessage
     }
@@ -54,7 +55,7 @@ class ChecksumSuite extends AnyFunSuite {
       crc.update(b, 64, b.length - 64)
       val stored = java.nio.ByteBuffer.wrap(b, 60, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt
       assert(stored == crc.getValue.toInt, name)
-      val d = SketchDescription.describe(Codec.decode(b), b)
+      val d = Families.info(Families.decode(b), b)
       assert(d("format_version") == 4 && d("checksum") == true && d("size_bytes") == b.length, name)
     }
   }
@@ -137,7 +138,7 @@ class ChecksumSuite extends AnyFunSuite {
       assert(m.contains("format version 4 with") && m.contains(s"expected $planned"), m)
     }
     // segmented cells need no version of their own in version 4
-    assert(Codec.layoutVersion(Codec.decode(loadV4("ecm-eh-segmented"))) == 2)
+    assert(Codec.layoutVersion(Families.decode(loadV4("ecm-eh-segmented"))) == 2)
   }
 
   test("a version byte changed to an unknown version is called corrupt, not a newer release's") {
@@ -148,7 +149,7 @@ class ChecksumSuite extends AnyFunSuite {
     }
     // bytes that a newer release wrote (their checksum covers version byte 5) are refused as its
     val newer = loadV4("eh").clone(); newer(4) = 5
-    val m = intercept[SketchException](Codec.decode(resealed(newer))).getMessage
+    val m = intercept[SketchException](Families.decode(resealed(newer))).getMessage
     assert(m.startsWith("unsupported sketch format version 5 (this library reads versions 1 to 4") && m.contains("newer release"), m)
   }
 

@@ -2,7 +2,8 @@ package ecmsketch.format
 
 import org.scalatest.Assertions
 
-import ecmsketch.core.{CounterSketch, SketchDescription, SketchException, WindowSketch}
+import ecmsketch.Families
+import ecmsketch.core.{CounterSketch, SketchException, WindowSketch}
 import ecmsketch.ecm.EcmSketch
 import ecmsketch.format.SketchCodec
 import ecmsketch.hash.Hashing
@@ -45,7 +46,7 @@ trait DecodedChecks extends Assertions {
     val s2 = guarded(ctx, "decoding the re-encoding")(SketchCodec.decode(e1))
     val e2 = guarded(ctx, "re-encoding again")(SketchCodec.encodeAny(s2))
     assert(java.util.Arrays.equals(e1, e2), s"re-encoding is not stable: ${hex(e1.take(100))} vs ${hex(e2.take(100))}: $ctx")
-    assert(SketchDescription.describe(s2, e1) == SketchDescription.describe(s, e1), s"description changed: $ctx")
+    assert(Families.info(s2, e1) == Families.info(s, e1), s"description changed: $ctx")
     assert(answers(s2, ctx) == a1, s"the re-decoded sketch answers differently: $ctx")
   }
 

@@ -2,7 +2,8 @@ package ecmsketch.format
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import ecmsketch.core.{Codec, SketchDescription, SketchException, WindowSpec}
+import ecmsketch.Families
+import ecmsketch.core.{Codec, SketchException, WindowSpec}
 import ecmsketch.format.GoldenInputs.{hex, load, loadV4, withoutChecksum}
 import ecmsketch.ingest.{Ingest, SketchOps}
 import ecmsketch.window.EhSketch
@@ -29,13 +30,13 @@ class FormatVersionsSuite extends AnyFunSuite {
       val version = if (Set("distinct-small", "distinct-full", "ecm-rwave")(name)) 3 else 1
       assert(b(4) == version, s"$name: format version byte")
       val s = SketchCodec.decode(b)
-      val d = SketchDescription.describe(s, b)
+      val d = Families.info(s, b)
       assert(d("format_version") == version && d("checksum") == false && d("size_bytes") == b.length && d("merge_depth") == s.mergeDepth, name)
-      val d4 = SketchDescription.describe(s, loadV4(name))
+      val d4 = Families.info(s, loadV4(name))
       assert(d4("format_version") == 4 && d4("checksum") == true && d4("size_bytes") == b.length + 4, name)
-      assert(SketchDescription.describe(s) == d4, name)
+      assert(Families.info(s) == d4, name)
       assert(d("kind") != null && d("total_weight") == s.count && d("error_bound").asInstanceOf[Double] >= 0.0, name)
-      assert(SketchDescription.fields.forall(d.contains), s"$name: missing fields")
+      assert(Families.infoFields.forall(d.contains), s"$name: missing fields")
     }
   }
 
@@ -48,7 +49,7 @@ class FormatVersionsSuite extends AnyFunSuite {
       val s = SketchCodec.decode(b)
       assert(java.util.Arrays.equals(SketchCodec.encodeAny(s), loadV4(name)), s"$name: re-encoded")
       assert(Codec.layoutVersion(SketchCodec.decode(loadV4(name))) == 2, s"v4/$name: segmented")
-      val d = SketchDescription.describe(s, b)
+      val d = Families.info(s, b)
       assert(d("format_version") == 2 && d("merge_depth") == 0 && d("size_bytes") == b.length, name)
       val last = segRows.flatten.map(_._1).max
       val all = segRows.flatten
@@ -71,7 +72,7 @@ class FormatVersionsSuite extends AnyFunSuite {
     assert(b(4) == 2, "bundle version byte")
     val s = Ingest.deserialize(ops, spec.window, b).result()
     assert(s.mergeDepth == 1 && s.errorBound <= 0.25 + 1e-12)
-    val d = SketchDescription.describe(s)
+    val d = Families.info(s)
     assert(d("format_version") == 4 && d("checksum") == true && d("merge_depth") == 1)
     val rows = v2Rows.sortBy(_._1)
     val last = rows.last._1

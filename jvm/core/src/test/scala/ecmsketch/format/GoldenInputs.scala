@@ -1,10 +1,13 @@
 package ecmsketch.format
 
+import ecmsketch.Families
+import ecmsketch.dwave.DwCellKind
+import ecmsketch.rwave.RwCellKind
 import ecmsketch.asynchronous.AsyncSketch
 import ecmsketch.decayed.{Decay, DecayedSketch}
 import ecmsketch.dwave.DwSketch
 import ecmsketch.ecm.dyadic.DyadicSketch
-import ecmsketch.core.{Bundle, ByteReader, CellFamily, Codec, CounterSketch, KeyType, WindowSpec}
+import ecmsketch.core.{Bundle, ByteReader, Codec, CounterSketch, KeyType, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.ingest.{Ingest, SketchOps}
@@ -46,7 +49,7 @@ object GoldenInputs {
     case "ECMS" =>
       assert(b(4) == Codec.ChecksumVersion, s"format version ${b(4)}, not ${Codec.ChecksumVersion}")
       val out = b.take(Codec.HeaderSize) ++ b.drop(Codec.ChecksumHeaderSize)
-      out(4) = Codec.layoutVersion(Codec.decode(b)).toByte
+      out(4) = Codec.layoutVersion(Families.decode(b)).toByte
       out(7) = (out(7) & ~Codec.ChecksumFlag).toByte
       out
     case magic @ ("ECMB" | "ECMM") =>
@@ -170,7 +173,7 @@ object GoldenInputs {
   val ecmWaveSpec = WindowSpec(countWindow = false, tsMicros = false, window = 10)
   val ecmDwRows: Seq[Row] = (1L to 15L).map(t => Row(1L + t % 3, t, 1L + t % 3))
   def ecmDw(maxArrivals: Long): EcmSketch =
-    ecmFeed(EcmSketch.create(ecmWaveSpec, Planner.plan(0.5, 0.5, QueryKind.Point, 0, CellFamily.DetWaveId), 3L, maxArrivals), ecmDwRows)
+    ecmFeed(EcmSketch.create(ecmWaveSpec, Planner.plan(0.5, 0.5, QueryKind.Point, 0, DwCellKind.id), 3L, maxArrivals), ecmDwRows)
 
   /** ECM-sketch with randomized-wave cells (time window 10, epsilon 0.5, delta 0.5: 9 x 2 cells,
     * cell delta 0.125), seed 3: bigint keys 1 + t % 3 at ts 1..12, weight 1 + t % 2. The event ids
@@ -179,11 +182,11 @@ object GoldenInputs {
     */
   val ecmRwRows: Seq[Row] = (1L to 12L).map(t => Row(1L + t % 3, t, 1L + t % 2))
   def ecmRw(): EcmSketch = {
-    val s = EcmSketch.create(ecmWaveSpec, Planner.plan(0.5, 0.5, QueryKind.Point, 0, CellFamily.RandWaveId), 3L)
+    val s = EcmSketch.create(ecmWaveSpec, Planner.plan(0.5, 0.5, QueryKind.Point, 0, RwCellKind.id), 3L)
     val salt = try { val f = classOf[RandWave].getDeclaredField("salt"); f.setAccessible(true); f }
     catch { case e: NoSuchFieldException => throw new AssertionError("RandWave has no 'salt' field: update GoldenInputs.ecmRw", e) }
     var i = 0
-    while (i < s.cells.length) { val w = s.family.create(); salt.setLong(w, i.toLong); s.cells(i) = w; i += 1 }
+    while (i < s.cells.length) { val w = s.cellOps.create(); salt.setLong(w, i.toLong); s.cells(i) = w; i += 1 }
     ecmFeed(s, ecmRwRows)
   }
 

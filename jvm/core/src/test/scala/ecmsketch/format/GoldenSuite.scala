@@ -232,7 +232,7 @@ class GoldenSuite extends AnyFunSuite {
       val s = SketchCodec.decode(old)
       val cfg = s match {
         case d: DistinctSketch => d.config
-        case e: EcmSketch => e.family.asInstanceOf[ecmsketch.rwave.RwCells].config
+        case e: EcmSketch => e.cellOps.asInstanceOf[ecmsketch.rwave.RwCells].config
         case other => fail(s"unexpected $other")
       }
       assert(cfg.instances == planned && cfg.legacyInstances > planned, s"$name: ${cfg.instances} / ${cfg.legacyInstances}")

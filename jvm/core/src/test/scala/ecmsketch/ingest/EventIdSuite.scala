@@ -1,10 +1,11 @@
 package ecmsketch.ingest
 
+import ecmsketch.rwave.RwCellKind
 import ecmsketch.ecm.EcmOps
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import ecmsketch.core.{CellFamily, KeyType, WindowSpec}
+import ecmsketch.core.{KeyType, WindowSpec}
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 import ecmsketch.hash.Hashing
@@ -23,7 +24,7 @@ class EventIdSuite extends AnyFunSuite {
   val window = 1500L
   val spec = WindowSpec(countWindow = false, tsMicros = false, window = window)
   // eps 0.1: capacity 3600 per cell, more than all live events of every test below
-  val plan = Planner.plan(0.1, 0.1, QueryKind.Point, 0, CellFamily.RandWaveId)
+  val plan = Planner.plan(0.1, 0.1, QueryKind.Point, 0, RwCellKind.id)
   val seed = 11L
   def ops = new EcmOps(() => EcmSketch.create(spec, plan, seed), KeyType.Long)
 

@@ -1,5 +1,6 @@
 package ecmsketch.spark
 
+import ecmsketch.Families
 import ecmsketch.ecm.EcmOps
 import ecmsketch.rwave.DistinctOps
 
@@ -333,7 +334,7 @@ abstract class SketchMergeAgg[S <: WindowSketch] extends TypedImperativeAggregat
   def child: Expression
   /** The sketch kind this aggregate merges (its codec, merge, parameter check and name in messages). */
   protected def kind: SketchKind[S]
-  private def decode(b: Array[Byte]): S = Codec.decodeAs(kind, b)
+  private def decode(b: Array[Byte]): S = Families.decodeAs(kind, b)
   private def mergeAll(xs: Seq[S]): S = kind.merge(xs)
   private def encode(s: S): Array[Byte] = Codec.encode(kind, s)
   private def diffs(a: S, b: S): Seq[String] = kind.mergeDiffs(a, b)

@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback
 import org.apache.spark.sql.catalyst.util.{ArrayData, GenericArrayData}
 import org.apache.spark.sql.types._
 
+import ecmsketch.Families
 import ecmsketch.asynchronous.{AsyncKind, AsyncSketch}
 import ecmsketch.core.{Codec, SketchException, SketchKind}
 
@@ -84,7 +85,7 @@ abstract class AsyncAgg extends TypedImperativeAggregate[AsyncSketch] {
   }
   override def eval(buffer: AsyncSketch): Any = DataErrors(fn) { Codec.encode(AsyncKind, buffer) }
   override def serialize(buffer: AsyncSketch): Array[Byte] = DataErrors(fn) { Codec.encode(AsyncKind, buffer) }
-  override def deserialize(bytes: Array[Byte]): AsyncSketch = DataErrors(fn) { Codec.decodeAs(AsyncKind, bytes) }
+  override def deserialize(bytes: Array[Byte]): AsyncSketch = DataErrors(fn) { Families.decodeAs(AsyncKind, bytes) }
   override def nullable: Boolean = false
   override def dataType: DataType = BinaryType
   override def defaultResult: Option[Literal] = Option(Literal.create(eval(createAggregationBuffer()), BinaryType))

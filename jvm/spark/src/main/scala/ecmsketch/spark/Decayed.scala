@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.util.GenericArrayData
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
+import ecmsketch.Families
 import ecmsketch.core.{Codec, SketchException, SketchKind}
 import ecmsketch.decayed.{Decay, DecayedKind, DecayedSketch}
 
@@ -133,7 +134,7 @@ case class DecayedAgg(weight: Expression, ts: Expression, epsilon: Expression, d
   }
   override def eval(buffer: DecayedSketch): Any = DataErrors(fn) { Codec.encode(DecayedKind, buffer) }
   override def serialize(buffer: DecayedSketch): Array[Byte] = DataErrors(fn) { Codec.encode(DecayedKind, buffer) }
-  override def deserialize(bytes: Array[Byte]): DecayedSketch = DataErrors(fn) { Codec.decodeAs(DecayedKind, bytes) }
+  override def deserialize(bytes: Array[Byte]): DecayedSketch = DataErrors(fn) { Families.decodeAs(DecayedKind, bytes) }
   override def nullable: Boolean = false
   override def dataType: DataType = BinaryType
   override def defaultResult: Option[Literal] = Option(Literal.create(eval(createAggregationBuffer()), BinaryType))

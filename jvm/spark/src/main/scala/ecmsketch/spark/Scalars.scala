@@ -11,7 +11,8 @@ import org.apache.spark.sql.catalyst.expressions.codegen.Block._
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import ecmsketch.core.{Codec, InfoType, Registry, SketchDescription, SketchException, SketchKind, WindowSketch}
+import ecmsketch.Families
+import ecmsketch.core.{InfoType, SketchException, SketchKind, WindowSketch}
 import ecmsketch.dwave.{DwKind, DwSketch}
 import ecmsketch.ecm.{EcmKind, EcmSketch}
 import ecmsketch.ecm.dyadic.DyadicSketch
@@ -47,7 +48,7 @@ abstract class SketchScalar extends Expression {
 
   protected def decode(i: Int, b: Array[Byte]): WindowSketch = {
     if ((cacheBytes(i) ne b) && !java.util.Arrays.equals(cacheBytes(i), b)) {
-      cacheSketch(i) = Codec.decode(b)
+      cacheSketch(i) = Families.decode(b)
       cacheBytes(i) = b
     }
     cacheSketch(i)
@@ -86,7 +87,7 @@ abstract class SketchScalar extends Expression {
   /** Argument `i` decoded as a sketch of kind `kind` ("f: expected <kind>, got <what it is>" otherwise). */
   protected def as[S <: WindowSketch](kind: SketchKind[S], i: Int, b: Array[Byte]): S = {
     val s = decode(i, b)
-    kind.cast(s).getOrElse(throw new SketchException(s"$prettyName: expected ${kind.describe}, got ${Registry.describe(s)}"))
+    kind.cast(s).getOrElse(throw new SketchException(s"$prettyName: expected ${kind.describe}, got ${Families.describe(s)}"))
   }
 
   protected def checkArgs(): Unit = ()
@@ -441,7 +442,7 @@ case class EcmTotal(children: Seq[Expression]) extends RangeQuery[WindowSketch] 
   protected def query(s: WindowSketch, r: java.lang.Long, n: java.lang.Long): Double = s match {
     case d: DyadicSketch => d.total(r, n)
     case e: EcmSketch => e.total(r, n)
-    case other => throw new SketchException(s"ecm_total: expected ${EcmKind.describe}, got ${Registry.describe(other)}")
+    case other => throw new SketchException(s"ecm_total: expected ${EcmKind.describe}, got ${Families.describe(other)}")
   }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmTotal = copy(children = c)
 }
@@ -484,14 +485,14 @@ case class SketchInfo(children: Seq[Expression]) extends SketchScalar with Codeg
   }
   private def describe(s: WindowSketch, bytes: Array[Byte]): InternalRow = {
     val m = SketchInfo.describe(s, bytes)
-    new GenericInternalRow(SketchDescription.schema.map(f => SketchInfo.value(f.tpe, m(f.name))).toArray)
+    new GenericInternalRow(Families.infoSchema.map(f => SketchInfo.value(f.tpe, m(f.name))).toArray)
   }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): SketchInfo = copy(children = c)
 }
 
 object SketchInfo {
-  /** The STRUCT of `sketch_info`: the fields of [[SketchDescription.schema]], which the registered kinds declare. */
-  lazy val schema: StructType = StructType(SketchDescription.schema.map(f => StructField(f.name, sqlType(f.tpe))))
+  /** The STRUCT of `sketch_info`: the fields the registered kinds declare (`Families.infoSchema`). */
+  lazy val schema: StructType = StructType(Families.infoSchema.map(f => StructField(f.name, sqlType(f.tpe))))
 
   def sqlType(t: InfoType): DataType = t match {
     case InfoType.Text => StringType
@@ -511,5 +512,5 @@ object SketchInfo {
     case (_, x) => x
   }
 
-  def describe(s: WindowSketch, bytes: Array[Byte]): Map[String, Any] = SketchDescription.describe(s, bytes)
+  def describe(s: WindowSketch, bytes: Array[Byte]): Map[String, Any] = Families.info(s, bytes)
 }

@@ -2,7 +2,8 @@ package ecmsketch.spark
 
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
 
-import ecmsketch.core.{FunctionSpec, Registry, SketchDescription}
+import ecmsketch.Families
+import ecmsketch.core.{FunctionSpec, SketchDescription}
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.{FunctionRegistry, FunctionRegistryBase}
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
@@ -43,7 +44,7 @@ object SqlFunctions {
   private def impls: Seq[Impl] = SketchFunctions.all ++ DyadicFunctionImpls.all ++ AsyncFunctionImpls.all ++ DecayedFunctionImpls.all
 
   /** The function specs of every registered kind, in registration order, then `sketch_info`. */
-  def specs: Seq[FunctionSpec] = Registry.sketchKinds.flatMap(_.functions) ++ SketchDescription.functions
+  def specs: Seq[FunctionSpec] = Families.all.flatMap(_.functions) ++ SketchDescription.functions
 
   /** Every SQL function: each spec bound to its expression. A spec without an expression, or an
     * expression without a spec, is refused when the table is first read.

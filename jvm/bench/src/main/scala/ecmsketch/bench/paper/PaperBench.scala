@@ -4,7 +4,10 @@ import java.nio.file.{Files, Path, Paths}
 
 import scala.language.implicitConversions
 
-import ecmsketch.core.{CellFamily, WindowSpec}
+import ecmsketch.eh.EhCellKind
+import ecmsketch.dwave.DwCellKind
+import ecmsketch.rwave.RwCellKind
+import ecmsketch.core.WindowSpec
 import ecmsketch.ecm.{EcmPlan, EcmSketch, Planner, QueryKind}
 import ecmsketch.format.SketchCodec
 
@@ -18,7 +21,7 @@ object PaperBench {
   val Delta = 0.1
   val Seed = 1L
   val Epsilons: Seq[Double] = Seq(0.05, 0.1, 0.15, 0.2, 0.25)
-  val Kinds: Seq[(String, Int)] = Seq("EH" -> CellFamily.ExpHistogramId, "DW" -> CellFamily.DetWaveId, "RW" -> CellFamily.RandWaveId)
+  val Kinds: Seq[(String, Int)] = Seq("EH" -> EhCellKind.id, "DW" -> DwCellKind.id, "RW" -> RwCellKind.id)
   val spec: WindowSpec = WindowSpec(countWindow = false, tsMicros = false, window = Streams.Window)
 
   /** Stream sizes at scale 1: the accuracy stream (Fig. 4, memory, and the rates of all three
@@ -150,13 +153,13 @@ object PaperBench {
     val s = Streams.generate(shape, math.max(1000, (AccEvents * scale).toInt))
     val ex = Exact.of(s)
     val rows = for ((kind, id) <- Kinds; eps <- Epsilons; qk <- Seq(QueryKind.Point, QueryKind.InnerProduct)
-                    if !(id == CellFamily.RandWaveId && qk == QueryKind.InnerProduct)) yield {
+                    if !(id == RwCellKind.id && qk == QueryKind.InnerProduct)) yield {
       val plan = Planner.plan(eps, Delta, qk, 0, id)
       val t0 = System.nanoTime()
       val (heap0, sk) = heapOf(build(plan, s, null, 7L))
       val buildS = (System.nanoTime() - t0) / 1e9
       // used-heap differences are noisy: the median of three builds for the cheap deterministic cells
-      val heap = if (id == CellFamily.RandWaveId) heap0 else median(Seq(heap0.toDouble) ++ (1 to 2).map(_ => heapOf(build(plan, s, null, 7L))._1.toDouble)).toLong
+      val heap = if (id == RwCellKind.id) heap0 else median(Seq(heap0.toDouble) ++ (1 to 2).map(_ => heapOf(build(plan, s, null, 7L))._1.toDouble)).toLong
       val bytes = SketchCodec.encode(sk).length
       val t1 = System.nanoTime()
       val errs: Seq[(String, J)] = if (qk == QueryKind.Point) {
@@ -198,9 +201,9 @@ object PaperBench {
   }
 
   private val DistCases: Seq[(String, String, Int, QueryKind)] = Seq(
-    ("point ECM-EH", "EH", CellFamily.ExpHistogramId, QueryKind.Point),
-    ("self-join ECM-EH", "EH", CellFamily.ExpHistogramId, QueryKind.InnerProduct),
-    ("point ECM-RW", "RW", CellFamily.RandWaveId, QueryKind.Point))
+    ("point ECM-EH", "EH", EhCellKind.id, QueryKind.Point),
+    ("self-join ECM-EH", "EH", EhCellKind.id, QueryKind.InnerProduct),
+    ("point ECM-RW", "RW", RwCellKind.id, QueryKind.Point))
 
   /** Table 4: the shape's own sites (33 or 535, Zipf-skewed loads), eps in {0.1, 0.2}. */
   def distributed(shape: Streams.Shape, scale: Double): JObj = {

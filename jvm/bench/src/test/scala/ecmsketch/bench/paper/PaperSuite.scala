@@ -2,7 +2,7 @@ package ecmsketch.bench.paper
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import ecmsketch.core.CellFamily
+import ecmsketch.rwave.RwCellKind
 import ecmsketch.ecm.{Planner, QueryKind}
 
 /** The pieces PaperBench's numbers rest on: the synthetic streams have the stated shape and are
@@ -57,7 +57,7 @@ class PaperSuite extends AnyFunSuite {
   test("observed errors within the certified bounds, centralized and distributed, every cell kind") {
     val ex = Exact.of(s)
     val sites = PaperBench.bySite(s.site, shape.sites)
-    for ((_, id) <- PaperBench.Kinds; qk <- Seq(QueryKind.Point, QueryKind.InnerProduct) if !(id == CellFamily.RandWaveId && qk == QueryKind.InnerProduct)) {
+    for ((_, id) <- PaperBench.Kinds; qk <- Seq(QueryKind.Point, QueryKind.InnerProduct) if !(id == RwCellKind.id && qk == QueryKind.InnerProduct)) {
       val plan = Planner.plan(0.1, 0.1, qk, 0, id)
       val r = PaperBench.compare(s, ex, plan, sites, 1L, None).toMap
       def v(k: String): Double = r(k).asInstanceOf[PaperBench.JNum].x
@@ -65,7 +65,7 @@ class PaperSuite extends AnyFunSuite {
       assert(v("distributed_max") <= v("distributed_bound"), s"$id $qk distributed")
       assert(v("central_avg") > 0.0)
       // randomized waves merge losslessly; deterministic cells pay for each level of the tree
-      if (id == CellFamily.RandWaveId) assert(v("distributed_bound") == v("central_bound"))
+      if (id == RwCellKind.id) assert(v("distributed_bound") == v("central_bound"))
       else assert(v("distributed_bound") > v("central_bound"))
     }
   }

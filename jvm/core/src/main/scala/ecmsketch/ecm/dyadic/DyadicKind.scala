@@ -1,8 +1,8 @@
 package ecmsketch.ecm.dyadic
 
 import ecmsketch.core.InfoField.{int, long, real, text}
-import ecmsketch.core.{ByteReader, ByteWriter, KeyType, Registry, SketchException, SketchHeader, SketchKind, InfoField, FunctionSpec}
-import ecmsketch.ecm.EcmKind
+import ecmsketch.core.{ByteReader, ByteWriter, CellKind, KeyType, SketchException, SketchHeader, SketchKind, InfoField, FunctionSpec}
+import ecmsketch.ecm.{CellKinds, EcmKind}
 
 /** The dyadic ECM-sketch (sketch kind 5, docs/FORMAT.md): delta, universe_bits and the key domain,
   * then universe_bits + 1 level bodies, each a length-prefixed ECM-sketch body (kind 2's body)
@@ -16,7 +16,7 @@ object DyadicKind extends SketchKind[DyadicSketch](5, "dyadic") {
   def describe: String = "a dyadic ECM-sketch (from dyadic_agg or dyadic_merge)"
   def expected: String = "a dyadic ECM-sketch (from dyadic_agg)"
   def plural: String = "dyadic ECM-sketches"
-  def cellKindAllowed(cellKind: Int): Boolean = Registry.cellKind(cellKind).exists(_.deterministic)
+  def cellKinds: Seq[CellKind] = CellKinds.all.filter(_.deterministic)
   def cellKindOf(s: DyadicSketch): Int = s.cellKind
   def sizeHint(s: DyadicSketch): Int = HeaderSize + s.levels.map(l => 4 + EcmKind.sizeHint(l) - EcmKind.HeaderSize + 40).sum
 
@@ -96,7 +96,7 @@ object DyadicKind extends SketchKind[DyadicSketch](5, "dyadic") {
 
   def info(s: DyadicSketch): Map[String, Any] = {
     val base = s.level(0)
-    Registry.cellKindOrFail(s.cellKind).info(base.family) ++ Map[String, Any](
+    CellKinds.getOrFail(s.cellKind).info(base.cellOps) ++ Map[String, Any](
       "cell_kind" -> base.cellName, "delta" -> s.requestedDelta, "width" -> s.width, "depth" -> s.depth,
       "cm_epsilon" -> s.cmEpsilon, "optimize_for" -> "heavy_hitters", "key_type" -> DyadicSketch.domainName(s.keyDomain),
       "seed" -> s.seed, "point_error_bound" -> (s.cellBound + (1 + s.cellBound) * s.cmEpsilon),

@@ -1,9 +1,9 @@
 package ecmsketch.ecm.dyadic
 
 import ecmsketch.core.{Annex, ByteReader, Codec}
-import ecmsketch.ingest.{Ingest, SketchOps}
+import ecmsketch.ingest.SketchOps
 
-/** How the ingest layer builds dyadic ECM-sketches: rows reach [[Ingest]] keyed by their universe index
+/** How the ingest layer builds dyadic ECM-sketches: rows reach [[ecmsketch.ingest.Ingest]] keyed by their universe index
   * (the `fp` of [[SketchOps]]); string and binary keys keep their candidate keys beside the runs.
   */
 final class DyadicOps(factory: () => DyadicSketch, domain: Int) extends SketchOps[DyadicSketch] {

@@ -1,7 +1,7 @@
 package ecmsketch.ecm.dyadic
 
-import ecmsketch.core.{Bounds, Registry, SketchException}
-import ecmsketch.ecm.{EcmPlan, Planner, QueryKind}
+import ecmsketch.core.{Bounds, SketchException}
+import ecmsketch.ecm.{CellKinds, EcmPlan, Planner, QueryKind}
 
 /** Plans of dyadic sketches: the inner epsilon of their levels and the worst heavy-hitter gap
   * (docs/design/dyadic.md).
@@ -26,7 +26,7 @@ object DyadicPlanner {
     Bounds.checkEpsilon(epsilon)
     Bounds.checkLevels(mergeLevels)
     SketchException.require(!delta.isNaN && delta > 0.0 && delta < 1.0, s"delta must be in (0, 1), got $delta")
-    val ck = Registry.cellKindOrFail(cellKind)
+    val ck = CellKinds.getOrFail(cellKind)
     SketchException.require(ck.deterministic,
       s"dyadic sketches need deterministic cells ('eh' or 'dwave'): range counts, quantiles and the heavy-hitter recall sum " +
         s"and compare many cells, which '${ck.name}' (randomized-wave) cells do not certify (ECM-sketch §7.2)")

@@ -27,6 +27,7 @@ import ecmsketch.hash.Hashing
   */
 final class DyadicSketch private[dyadic] (val universeBits: Int, val epsilon: Double, val requestedDelta: Double,
                                           private[dyadic] val levels: Array[EcmSketch]) extends WindowSketch {
+  def kind: DyadicKind.type = DyadicKind
   import DyadicSketch._
   import DyadicUniverse._
   import DyadicPlanner.worstGap
@@ -509,7 +510,7 @@ object DyadicSketch {
       s"universe_bits must be in [$MinUniverseBits, $MaxUniverseBits], got $bits")
 
   def create(spec: WindowSpec, epsilon: Double, delta: Double, mergeLevels: Int = 1,
-             cellKind: Int = ecmsketch.core.CellFamily.ExpHistogramId, universeBits: Int = DefaultUniverseBits,
+             cellKind: Int = ecmsketch.ecm.CellKinds.default.id, universeBits: Int = DefaultUniverseBits,
              seed: Long = EcmSketch.DefaultSeed, maxArrivals: Long = CellParams.Unbounded,
              candidates: Int = KeyTable.DefaultCapacity): DyadicSketch = {
     checkCandidates(candidates)

@@ -4,7 +4,11 @@ import java.nio.{ByteBuffer, ByteOrder}
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import ecmsketch.core.{Codec, CellFamily, SketchDescription, SketchException, WindowSpec}
+import ecmsketch.Families
+import ecmsketch.eh.EhCellKind
+import ecmsketch.dwave.DwCellKind
+import ecmsketch.rwave.RwCellKind
+import ecmsketch.core.{Codec, SketchException, WindowSpec}
 
 import scala.util.Random
 
@@ -15,7 +19,7 @@ import scala.util.Random
 class DyadicCodecSuite extends AnyFunSuite {
   val spec = WindowSpec(countWindow = false, tsMicros = false, window = 1000)
 
-  def sample(seed: Int, bits: Int = 12, cell: Int = CellFamily.ExpHistogramId, eps: Double = 0.1): DyadicSketch = {
+  def sample(seed: Int, bits: Int = 12, cell: Int = EhCellKind.id, eps: Double = 0.1): DyadicSketch = {
     val s = DyadicSketch.create(spec, eps, 0.1, universeBits = bits, cellKind = cell)
     val rnd = new Random(seed)
     val (lo, hi) = DyadicUniverse.keyRange(bits)
@@ -30,37 +34,37 @@ class DyadicCodecSuite extends AnyFunSuite {
 
   test("round trip: same bytes, same answers, for EH and deterministic-wave cells, empty, merged and double-keyed sketches") {
     val dbl = DyadicSketch.create(spec, 0.1, 0.1, universeBits = 20); (0 until 100).foreach(i => dbl.add(i * 0.37 - 5, i.toLong, 1))
-    val cases = Seq(sample(1), sample(2, cell = CellFamily.DetWaveId), DyadicSketch.create(spec, 0.1, 0.1, universeBits = 3),
+    val cases = Seq(sample(1), sample(2, cell = DwCellKind.id), DyadicSketch.create(spec, 0.1, 0.1, universeBits = 3),
       DyadicSketch.merge(Seq(sample(3), sample(4), sample(5))), sample(6, bits = 64), dbl)
     cases.foreach { s =>
       val b = Codec.encode(DyadicKind, s)
-      val d = Codec.decodeAs(DyadicKind, b)
+      val d = Families.decodeAs(DyadicKind, b)
       assert(java.util.Arrays.equals(Codec.encode(DyadicKind, d), b))
       if (s.keyDomain != DyadicSketch.DoubleKeys && !s.isEmpty) assert(answers(d) == answers(s))
       if (s.keyDomain == DyadicSketch.DoubleKeys) assert(d.quantileDouble(0.5, null, null) == s.quantileDouble(0.5, null, null))
       // merging decoded sketches equals decoding merged ones
     }
     val (a, c) = (sample(7), sample(8))
-    val viaBytes = DyadicSketch.merge(Seq(a, c).map(x => Codec.decodeAs(DyadicKind, Codec.encode(DyadicKind, x))))
+    val viaBytes = DyadicSketch.merge(Seq(a, c).map(x => Families.decodeAs(DyadicKind, Codec.encode(DyadicKind, x))))
     assert(java.util.Arrays.equals(Codec.encode(DyadicKind, viaBytes), Codec.encode(DyadicKind, DyadicSketch.merge(Seq(a, c)))))
     // rows dropped before the sketch (Ingest) move every level's clock along
     val s = sample(9); s.withDroppedRows(5, -50)
-    val d = Codec.decodeAs(DyadicKind, Codec.encode(DyadicKind, s))
+    val d = Families.decodeAs(DyadicKind, Codec.encode(DyadicKind, s))
     assert(d.count == s.count && d.firstTs == -50 && d.level(3).firstTs == -50)
   }
 
   test("sketch_info: the bounds each query certifies") {
     val s = sample(1)
-    val m = SketchDescription.describe(s)
+    val m = Families.info(s)
     assert(m("kind") == "dyadic" && m("universe_bits") == 12 && m("key_type") == "bigint")
     assert(m("error_bound") == s.heavyHitterErrorBound && s.heavyHitterErrorBound <= 0.1)
     assert(m("range_error_bound") == s.rangeCountErrorBound && m("quantile_rank_error_bound") == s.quantileRankErrorBound)
-    assert(SketchDescription.fields.forall(m.contains))
-    assert(SketchDescription.describe(Codec.decode(Codec.encode(ecmsketch.ecm.EcmKind, s.level(0))))("universe_bits") == null)
+    assert(Families.infoFields.forall(m.contains))
+    assert(Families.info(Families.decode(Codec.encode(ecmsketch.ecm.EcmKind, s.level(0))))("universe_bits") == null)
   }
 
   private def refused(b: Array[Byte], parts: String*): Unit = {
-    val m = intercept[SketchException](Codec.decode(b)).getMessage
+    val m = intercept[SketchException](Families.decode(b)).getMessage
     assert(m.startsWith("corrupt sketch: "), m)
     parts.foreach(p => assert(m.contains(p), s"'$m' does not say '$p'"))
   }
@@ -94,7 +98,7 @@ class DyadicCodecSuite extends AnyFunSuite {
     val spliced = b.take(70) ++ other.slice(70, 74 + len0o) ++ b.drop(74 + len0)
     refused(spliced)
     // randomized-wave cells are not a dyadic cell kind
-    refused(patch(b)(_.put(6, CellFamily.RandWaveId.toByte)), "cannot hold cells")
+    refused(patch(b)(_.put(6, RwCellKind.id.toByte)), "cannot hold cells")
   }
 
   test("random damage: only SketchException, never another error") {
@@ -105,7 +109,7 @@ class DyadicCodecSuite extends AnyFunSuite {
       val c = b.clone()
       (0 until 1 + rnd.nextInt(3)).foreach(_ => c(rnd.nextInt(c.length)) = rnd.nextInt(256).toByte)
       val cut = if (rnd.nextInt(10) == 0) c.take(rnd.nextInt(c.length)) else c
-      try { Codec.decode(cut); accepted += 1 } catch { case _: SketchException => () }
+      try { Families.decode(cut); accepted += 1 } catch { case _: SketchException => () }
     }
     info(s"$accepted of 3000 damaged inputs decoded (damage inside timestamps can be valid)")
   }

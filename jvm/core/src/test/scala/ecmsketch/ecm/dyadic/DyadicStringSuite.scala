@@ -4,7 +4,8 @@ import java.nio.charset.StandardCharsets.UTF_8
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import ecmsketch.core.{Codec, KeyType, SketchDescription, SketchException, WindowSpec}
+import ecmsketch.Families
+import ecmsketch.core.{Codec, KeyType, SketchException, WindowSpec}
 import ecmsketch.hash.Hashing
 
 import scala.collection.mutable
@@ -134,7 +135,7 @@ class DyadicStringSuite extends AnyFunSuite {
       val s = DyadicSketch.create(spec, 0.1, 0.1, universeBits = 8, candidates = 4)
       s.setKeyDomain(d)
       val b = Codec.encode(DyadicKind, s)
-      val back = Codec.decodeAs(DyadicKind, b)
+      val back = Families.decodeAs(DyadicKind, b)
       assert(back.keyDomain == d && back.isEmpty && java.util.Arrays.equals(Codec.encode(DyadicKind, back), b))
       assert(back.total(null, null) == 0.0)
     }
@@ -147,13 +148,13 @@ class DyadicStringSuite extends AnyFunSuite {
     val merged = DyadicSketch.merge(Seq(s, build(rows.take(100), 16, bits = 20), empty))
     for (x <- Seq(s, empty, merged)) {
       val b = Codec.encode(DyadicKind, x)
-      val d = Codec.decodeAs(DyadicKind, b)
+      val d = Families.decodeAs(DyadicKind, b)
       assert(java.util.Arrays.equals(Codec.encode(DyadicKind, d), b))
       assert(d.keyDomain == KeyType.String && d.candidates == 16)
       assert(d.heavyHitters(0.05, null, null).map(k => (k.bytes.toSeq, k.estimate)) == x.heavyHitters(0.05, null, null).map(k => (k.bytes.toSeq, k.estimate)))
       assert(d.keyRecallFloor == x.keyRecallFloor)
     }
-    val info = SketchDescription.describe(s)
+    val info = Families.info(s)
     assert(info("key_type") == "string" && info("candidates") == 16 && info("candidate_recall_floor") == s.keyRecallFloor)
     // tamper: the first candidate key's last byte (the table ends with the previous epoch's entries)
     val b = Codec.encode(DyadicKind, s)
@@ -161,16 +162,16 @@ class DyadicStringSuite extends AnyFunSuite {
     val at = indexOf(b, key)
     assert(at > 0)
     val bad = b.clone(); bad(at + key.length - 1) = (bad(at + key.length - 1) ^ 1).toByte
-    val e = intercept[SketchException](Codec.decodeAs(DyadicKind, bad))
+    val e = intercept[SketchException](Families.decodeAs(DyadicKind, bad))
     assert(e.getMessage.contains("fingerprint") || e.getMessage.contains("checksum"), e.getMessage)
     // random damage of the table's region: SketchException only
     val rnd = new Random(1)
     val tableStart = b.length - 200
     for (_ <- 0 until 300) {
       val x = b.clone(); val i = tableStart + rnd.nextInt(200); x(i) = (x(i) ^ (1 << rnd.nextInt(8))).toByte
-      try Codec.decodeAs(DyadicKind, x) catch { case _: SketchException => () }
+      try Families.decodeAs(DyadicKind, x) catch { case _: SketchException => () }
     }
-    for (cut <- Seq(1, 9, 40)) intercept[SketchException](Codec.decodeAs(DyadicKind, b.dropRight(cut)))
+    for (cut <- Seq(1, 9, 40)) intercept[SketchException](Families.decodeAs(DyadicKind, b.dropRight(cut)))
   }
 }
 

@@ -2,8 +2,11 @@ package ecmsketch.ecm.dyadic
 
 import org.scalatest.funsuite.AnyFunSuite
 
+import ecmsketch.eh.EhCellKind
+import ecmsketch.dwave.DwCellKind
+import ecmsketch.rwave.RwCellKind
 import ecmsketch.Oracle
-import ecmsketch.core.{CellFamily, Codec, SketchException, WindowSpec}
+import ecmsketch.core.{Codec, SketchException, WindowSpec}
 
 import scala.util.Random
 
@@ -104,7 +107,7 @@ class DyadicSuite extends AnyFunSuite {
   }
 
   test("randomized-wave cells and bad parameters are refused") {
-    val e = intercept[SketchException](DyadicSketch.create(spec, 0.1, 0.1, cellKind = CellFamily.RandWaveId))
+    val e = intercept[SketchException](DyadicSketch.create(spec, 0.1, 0.1, cellKind = RwCellKind.id))
     assert(e.getMessage.contains("deterministic cells"))
     assert(intercept[SketchException](DyadicSketch.create(spec, 0.1, 0.1, universeBits = 0)).getMessage.contains("universe_bits"))
     assert(intercept[SketchException](DyadicSketch.create(spec, 0.1, 0.1, universeBits = 65)).getMessage.contains("universe_bits"))
@@ -284,10 +287,10 @@ class DyadicSuite extends AnyFunSuite {
   test("sorted batches give the same sketch as rows one by one (several universes, weights, equal timestamps, expiry)") {
     val rnd = new Random(41)
     var compared = 0
-    for (bits <- Seq(1, 3, 16, 33, 63, 64); strict <- Seq(false, true); cell <- Seq(CellFamily.ExpHistogramId, CellFamily.DetWaveId)) {
+    for (bits <- Seq(1, 3, 16, 33, 63, 64); strict <- Seq(false, true); cell <- Seq(EhCellKind.id, DwCellKind.id)) {
       val sp = WindowSpec(countWindow = strict, tsMicros = false, window = if (strict) 2000 else 300)
-      val a = DyadicSketch.create(sp, 0.1, 0.05, cellKind = cell, universeBits = bits, maxArrivals = if (cell == CellFamily.DetWaveId) 1L << 40 else ecmsketch.core.CellParams.Unbounded)
-      val b = DyadicSketch.create(sp, 0.1, 0.05, cellKind = cell, universeBits = bits, maxArrivals = if (cell == CellFamily.DetWaveId) 1L << 40 else ecmsketch.core.CellParams.Unbounded)
+      val a = DyadicSketch.create(sp, 0.1, 0.05, cellKind = cell, universeBits = bits, maxArrivals = if (cell == DwCellKind.id) 1L << 40 else ecmsketch.core.CellParams.Unbounded)
+      val b = DyadicSketch.create(sp, 0.1, 0.05, cellKind = cell, universeBits = bits, maxArrivals = if (cell == DwCellKind.id) 1L << 40 else ecmsketch.core.CellParams.Unbounded)
       var t = 0L
       // batches below and above EcmSketch's grouping threshold (256 rows), read at an offset
       for (n <- Seq(1, 100, 300, 1200, 257, 2000)) {

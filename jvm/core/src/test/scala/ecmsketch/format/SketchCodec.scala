@@ -1,12 +1,13 @@
 package ecmsketch.format
 
-import ecmsketch.core.{Codec, Registry, WindowSketch}
+import ecmsketch.Families
+import ecmsketch.core.{Codec, WindowSketch}
 import ecmsketch.dwave.{DwKind, DwSketch}
 import ecmsketch.ecm.{EcmKind, EcmSketch}
 import ecmsketch.rwave.{DistinctKind, DistinctSketch}
 import ecmsketch.eh.{EhKind, EhSketch}
 
-/** Typed entry points to the binary format (docs/FORMAT.md, versions 1 to 4): the header is read and
+/** Test helper: typed entry points to the binary format (docs/FORMAT.md, versions 1 to 4): the header is read and
   * written by [[ecmsketch.core.Codec]], each kind's body by its [[ecmsketch.core.SketchKind]]. docs/FORMAT.md
   * has the layout: the 60-byte common header, in version 4 a CRC32C at bytes 60-63, then the kind's own
   * fields and its cells.
@@ -32,13 +33,13 @@ object SketchCodec {
   def encodeAny(s: WindowSketch): Array[Byte] = Codec.encodeAny(s)
 
   /** Decodes any sketch, validating every field; throws a SketchException on bad bytes. */
-  def decode(bytes: Array[Byte]): WindowSketch = Codec.decode(bytes)
+  def decode(bytes: Array[Byte]): WindowSketch = Families.decode(bytes)
 
   /** What a sketch is, for error messages: "an ECM-sketch (from ecm_agg or ecm_merge)". */
-  def describeKind(s: WindowSketch): String = Registry.describe(s)
+  def describeKind(s: WindowSketch): String = Families.describe(s)
 
-  def decodeEh(bytes: Array[Byte]): EhSketch = Codec.decodeAs(EhKind, bytes)
-  def decodeEcm(bytes: Array[Byte]): EcmSketch = Codec.decodeAs(EcmKind, bytes)
-  def decodeDw(bytes: Array[Byte]): DwSketch = Codec.decodeAs(DwKind, bytes)
-  def decodeDistinct(bytes: Array[Byte]): DistinctSketch = Codec.decodeAs(DistinctKind, bytes)
+  def decodeEh(bytes: Array[Byte]): EhSketch = Families.decodeAs(EhKind, bytes)
+  def decodeEcm(bytes: Array[Byte]): EcmSketch = Families.decodeAs(EcmKind, bytes)
+  def decodeDw(bytes: Array[Byte]): DwSketch = Families.decodeAs(DwKind, bytes)
+  def decodeDistinct(bytes: Array[Byte]): DistinctSketch = Families.decodeAs(DistinctKind, bytes)
 }

@@ -21,8 +21,8 @@ final case class SketchHeader(kind: Int, cellKind: Int, spec: WindowSpec, epsilo
   /** The body of a one-cell sketch kind: the cell, validated against this header, and the end of
     * the bytes. An empty cell becomes `empty`, moved to the header's clock when the sketch has rows.
     */
-  def readSingleCell[C <: WindowCounter](in: ByteReader, family: CellFamily)(empty: => C): C = {
-    val cell = family.read(in, firstTs, lastTs)
+  def readSingleCell[C <: WindowCounter](in: ByteReader, cellOps: CellOps)(empty: => C): C = {
+    val cell = cellOps.read(in, firstTs, lastTs)
     checkEmptyCell(cell)
     checkWeight(cell)
     in.expectEnd()
@@ -39,9 +39,10 @@ object SketchHeader {
   def weight(cell: WindowCounter): Long = if (cell == null) 0L else cell.heldWeight
 }
 
-/** A sketch kind (DataSketches' `Family`): its id in the format header, its names in messages, its
-  * body encoding, its n-way merges and what `sketch_info` reports for it. One object per kind,
-  * in the kind's own package; [[Registry]] lists them.
+/** A sketch kind's descriptor (DataSketches' `Family`): its id in the format header, its names in
+  * messages, the cell kinds it holds, its body encoding, its n-way merges, what `sketch_info` reports
+  * for it, its error bound and its SQL functions. One object per kind, in the kind's own package;
+  * the registration list (`ecmsketch.Families`) names them all.
   */
 abstract class SketchKind[S <: WindowSketch](val id: Int, val name: String)(implicit ct: ClassTag[S]) {
   /** What a sketch of this kind is, for error messages: "an ECM-sketch (from ecm_agg or ecm_merge)". */
@@ -50,7 +51,11 @@ abstract class SketchKind[S <: WindowSketch](val id: Int, val name: String)(impl
   def expected: String
   /** The kind in plural, for merge messages: "ECM-sketches". */
   def plural: String
-  def cellKindAllowed(cellKind: Int): Boolean
+  /** The cell kinds its sketches may hold; none: it holds no sliding-window cells ([[Codec.NoCells]]). */
+  def cellKinds: Seq[CellKind]
+  /** Whether a header may name cell kind `cellKind` for this kind. */
+  final def cellKindAllowed(cellKind: Int): Boolean =
+    if (cellKind == Codec.NoCells) cellKinds.isEmpty else cellKinds.exists(_.id == cellKind)
   def cellKindOf(s: S): Int
   /** Capacity hint for the encoder (bytes). */
   def sizeHint(s: S): Int
@@ -81,8 +86,8 @@ abstract class SketchKind[S <: WindowSketch](val id: Int, val name: String)(impl
     */
   def formatVersion(s: S): Int = Codec.Version
   /** Whether bytes of format `version` may decode to a sketch that is written as `written`: never,
-    * unless a kind reads older bytes into the current plan (randomized-wave kinds read version 1
-    * bytes of version 0.1.0's plan, which they write as version 3).
+    * unless a kind reads bytes of an older release's plan into the current one (and then writes
+    * them in a newer version).
     */
   def readsAs(version: Int, written: Int, s: S): Boolean = false
 
@@ -90,32 +95,33 @@ abstract class SketchKind[S <: WindowSketch](val id: Int, val name: String)(impl
   final def cast(s: WindowSketch): Option[S] = s match { case x: S => Some(x); case _ => None }
 }
 
-/** A sketch kind that holds exactly one cell, of cell kind `cellKindId`. */
-abstract class OneCellKind[S <: WindowSketch](id: Int, name: String, val cellKindId: Int)(implicit ct: ClassTag[S])
+/** A sketch kind that holds exactly one cell, of cell kind `cell`. */
+abstract class OneCellKind[S <: WindowSketch](id: Int, name: String, val cell: CellKind)(implicit ct: ClassTag[S])
     extends SketchKind[S](id, name) {
-  final def cellKindAllowed(cellKind: Int): Boolean = cellKind == cellKindId
-  final def cellKindOf(s: S): Int = cellKindId
+  final def cellKindId: Int = cell.id
+  final def cellKinds: Seq[CellKind] = Seq(cell)
+  final def cellKindOf(s: S): Int = cell.id
 }
 
-/** Parameters from which a cell kind builds the cell family of an ECM-sketch. */
+/** Parameters from which a cell kind builds the cell ops of an ECM-sketch. */
 final case class CellParams(cellEpsilon: Double, window: Long, seed: Long, cellDelta: Double, maxArrivals: Long)
 
 object CellParams {
-  /** max_arrivals when none is given (only deterministic-wave cells take one). */
+  /** max_arrivals when none is given (only cell kinds that [[CellKind.takesMaxArrivals]] use it). */
   final val Unbounded = Long.MaxValue
 }
 
 /** The cell parameters read from an ECM-sketch header: max_arrivals, the cell delta, and the
-  * family that reads the cells when their bytes follow an older plan than the sketch's family
-  * (`reader(family)`; the family itself by default).
+  * cell ops that read the cells when their bytes follow an older plan than the sketch's
+  * (`reader(cellOps)`; the cell ops themselves by default).
   */
-final case class CellHeader(maxArrivals: Long, cellDelta: Double, reader: CellFamily => CellFamily = identity)
+final case class CellHeader(maxArrivals: Long, cellDelta: Double, reader: CellOps => CellOps = identity)
 
 /** What an ECM-sketch's header holds besides the cell parameters, for a cell kind's checks. */
 final case class EcmCellContext(cellEpsilon: Double, window: Long, seed: Long, delta: Double, depth: Int,
                                 pointQueries: Boolean, version: Int)
 
-/** A cell kind: its id in the format, its name ('eh', 'dwave', 'rwave'), how an ECM-sketch builds,
+/** A cell kind: its id in the format, its name (the value of the `cell` option), how an ECM-sketch builds,
   * plans and describes its cells, and the cell parameters it keeps in an ECM-sketch's header.
   */
 abstract class CellKind(val id: Int, val name: String) {
@@ -127,17 +133,17 @@ abstract class CellKind(val id: Int, val name: String) {
   def minCellEpsilon: Double
   /** Header checks of the cell epsilon beyond the range (e.g. equal to epsilon). */
   def checkCellEpsilon(cellEps: Double, eps: Double): Unit = ()
-  def family(p: CellParams): CellFamily
+  def cellOps(p: CellParams): CellOps
   /** Writes the cell parameters of an ECM-sketch header (nothing by default). */
-  def writeParams(f: CellFamily, out: ByteWriter): Unit = ()
+  def writeParams(f: CellOps, out: ByteWriter): Unit = ()
   /** Reads them back, validated. */
   def readParams(in: ByteReader, c: EcmCellContext): CellHeader = CellHeader(CellParams.Unbounded, 0.0)
   /** [[SketchKind.readsAs]] for a sketch of these cells. */
   def readsAs(version: Int, written: Int): Boolean = false
   /** The `sketch_info` fields its cells add to the sketch that holds them (names and types). */
   def infoFields: Seq[InfoField] = Nil
-  /** Values of [[infoFields]] for cells of family `f`. */
-  def info(f: CellFamily): Map[String, Any] = Map.empty
+  /** Values of [[infoFields]] for cells built by `f`. */
+  def info(f: CellOps): Map[String, Any] = Map.empty
   /** max_arrivals of a merge of several contributing sketches (see DwConfig.mergedArrivals). */
   def mergedArrivals(us: Seq[Long], sameStream: Boolean): Long = CellParams.Unbounded
   /** The largest encoding (bytes) one cell of these parameters can have in an ECM-sketch, on any
@@ -146,58 +152,30 @@ abstract class CellKind(val id: Int, val name: String) {
   def worstCellBytes(p: CellParams): Option[Long] = None
 }
 
-/** Every sketch and cell kind, in one list outside core (the registration file). */
-trait Registration {
-  def sketchKinds: Seq[SketchKind[_ <: WindowSketch]]
-  def cellKinds: Seq[CellKind]
-}
-
-/** The kinds, looked up by id, name or class. The list itself lives in [[Registry.RegistrationObject]]
-  * (it names every family, so core cannot hold it); the registry loads it by name once, on first
-  * use, so every entry point (SQL, PyApi, the codec, tests) sees every kind.
+/** Kinds looked up by id and name, built from the lists given: the registration list
+  * (`ecmsketch.Families`) holds every sketch kind, a family that holds cells its cell kinds.
   */
-object Registry {
-  final val RegistrationObject = "ecmsketch.Families"
-
-  private lazy val registration: Registration =
-    Class.forName(RegistrationObject + "$", true, getClass.getClassLoader).getField("MODULE$").get(null).asInstanceOf[Registration]
-
-  lazy val sketchKinds: Seq[SketchKind[_ <: WindowSketch]] = unique(registration.sketchKinds, "sketch")(k => (k.id, k.name))
-  lazy val cellKinds: Seq[CellKind] = unique(registration.cellKinds, "cell")(k => (k.id, k.name))
-
-  private lazy val sketchById: Map[Int, SketchKind[_ <: WindowSketch]] = sketchKinds.map(k => k.id -> k).toMap
-  private lazy val cellById: Map[Int, CellKind] = cellKinds.map(k => k.id -> k).toMap
-
-  private def unique[K](ks: Seq[K], what: String)(key: K => (Int, String)): Seq[K] = {
-    val keys = ks.map(key)
-    require(keys.map(_._1).distinct.size == keys.size && keys.map(_._2).distinct.size == keys.size,
-      s"duplicate $what kind ids or names in $RegistrationObject: $keys")
-    ks
+class KindTable[K](kinds: Seq[K], what: String, option: String)(id: K => Int, name: K => String) {
+  locally {
+    val ids = kinds.map(id)
+    val names = kinds.map(name)
+    require(ids.distinct.size == ids.size && names.distinct.size == names.size, s"duplicate $what ids or names: ${ids.zip(names)}")
   }
+  private val byId: Map[Int, K] = kinds.map(k => id(k) -> k).toMap
 
-  def sketchKind(id: Int): Option[SketchKind[_ <: WindowSketch]] = sketchById.get(id)
-  def cellKind(id: Int): Option[CellKind] = cellById.get(id)
-
-  /** The cell kind `id`; a SketchException names an unknown one. */
-  def cellKindOrFail(id: Int): CellKind =
-    cellById.getOrElse(id, throw new SketchException(s"corrupt sketch: unknown cell kind $id"))
-
-  /** The cell kind named `name` ('eh', 'dwave', 'rwave'), case-insensitively. */
-  def cellKindNamed(name: String): CellKind = {
-    val n = name.trim.toLowerCase
-    cellKinds.find(_.name == n).getOrElse {
-      val names = cellKinds.map(k => s"'${k.name}'")
-      throw new SketchException(s"cell must be ${names.init.mkString(", ")} or ${names.last}, got '$n'")
+  def all: Seq[K] = kinds
+  def get(i: Int): Option[K] = byId.get(i)
+  /** The kind of id `i`; a SketchException names an unknown one. */
+  def getOrFail(i: Int): K = byId.getOrElse(i, throw new SketchException(s"corrupt sketch: unknown $what $i"))
+  /** The kind named `n` (trimmed, case-insensitive); the message names the `option` and lists the names. */
+  def named(n: String): K = {
+    val key = n.trim.toLowerCase
+    kinds.find(k => name(k) == key).getOrElse {
+      val names = kinds.map(k => s"'${name(k)}'")
+      val list = if (names.size == 1) names.head else s"${names.init.mkString(", ")} or ${names.last}"
+      throw new SketchException(s"$option must be $list, got '$key'")
     }
   }
-
-  /** The sketch kind named `name` ('ecm', 'eh', 'dwave', 'distinct'). */
-  def sketchKindNamed(name: String): SketchKind[_ <: WindowSketch] =
-    sketchKinds.find(_.name == name).getOrElse(throw new SketchException(s"unknown sketch kind '$name'"))
-
-  /** The kind of a sketch object. */
-  def kindOf(s: WindowSketch): Option[SketchKind[_ <: WindowSketch]] = sketchKinds.find(_.cls.isInstance(s))
-
-  /** What a sketch is, for error messages. */
-  def describe(s: WindowSketch): String = kindOf(s).map(_.describe).getOrElse(s.getClass.getSimpleName)
+  /** The name of id `i`, or "unknown(i)". */
+  def nameOf(i: Int): String = get(i).map(name).getOrElse(s"unknown($i)")
 }
