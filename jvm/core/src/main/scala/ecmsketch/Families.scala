@@ -8,6 +8,7 @@ import ecmsketch.ecm.EcmKind
 import ecmsketch.ecm.dyadic.DyadicKind
 import ecmsketch.rwave.{DistinctKind, RwCellKind}
 import ecmsketch.eh.{EhCellKind, EhKind}
+import ecmsketch.quantile.QuantileKind
 
 /** The registration list: every sketch kind and cell kind, one line per family. The core registry
   * (ecmsketch.core.Registry) loads this object by name on first use; a new family adds its
@@ -15,7 +16,7 @@ import ecmsketch.eh.{EhCellKind, EhKind}
   */
 object Families extends Registration {
   val sketchKinds: Seq[SketchKind[_ <: WindowSketch]] = Seq(EhKind, EcmKind, DwKind, DistinctKind, DyadicKind,
-    AsyncKind, DecayedKind)
+    AsyncKind, DecayedKind, QuantileKind)
   /** In the order the `cell` option lists them in messages. */
   val cellKinds: Seq[CellKind] = Seq(EhCellKind, DwCellKind, RwCellKind)
 }
