@@ -142,6 +142,11 @@ private[quantile] object Bucket {
     var or = 0L; var count = 0L
     var i = from
     while (i < until) { or |= ws(i); count += ws(i); i += 1 }
+    if (or == 1L) { // unit weights: one level
+      val v = java.util.Arrays.copyOfRange(vs, from, until); val t = java.util.Arrays.copyOfRange(ts, from, until)
+      Samples.sort(v, t, 0, v.length)
+      return new Bucket(ts(from), ts(until - 1), count, 0.0, 0.0, Array(v), Array(t), Array(v.length))
+    }
     val nLevels = 64 - java.lang.Long.numberOfLeadingZeros(or)
     val sizes = new Array[Int](nLevels)
     i = from

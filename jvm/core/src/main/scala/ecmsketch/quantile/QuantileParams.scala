@@ -61,7 +61,7 @@ object QuantileParams {
   final val InsideShare = 0.4
   final val MinCapacity = 16
   final val MaxCapacity = 1 << 20
-  final val RawFactor = 4.0
+  final val RawFactor = 16.0
   final val MinRaw = 64
   final val MaxRaw = 1 << 16
   final val MinDelta = 1e-12
