@@ -31,6 +31,10 @@ private[quantile] final class QuantileRun(val p: QuantileParams, val rng: Rng) {
   def storedSamples: Long = { var s = rawCount.toLong; var i = 0; while (i < nb) { s += bs(i).samples; i += 1 }; s }
   /** Oldest retained timestamp (Long.MaxValue when empty). */
   def firstTs: Long = if (nb > 0) bs(0).tStart else if (rawEnd > rawStart) rawTs(rawStart) else Long.MaxValue
+  /** The end of the oldest bucket, else the oldest raw timestamp (Long.MaxValue when empty): the first
+    * thing to expire.
+    */
+  def oldestEnd: Long = if (nb > 0) bs(0).tEnd else if (rawEnd > rawStart) rawTs(rawStart) else Long.MaxValue
   def bucketsEnd: Long = if (nb > 0) bs(nb - 1).tEnd else Long.MinValue
 
   /** Adds a row (timestamp not before the run's last); the caller expires what falls out of the window. */

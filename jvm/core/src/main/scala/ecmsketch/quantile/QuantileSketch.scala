@@ -37,6 +37,7 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
       if (active == null) {
         active = new QuantileRun(params, QuantileRun.startRng(params.seed, ts, v, weight))
         runs = runs :+ active
+        keepsUntil = Long.MinValue
       }
       active.add(ts, v, weight)
     }
@@ -44,13 +45,26 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
     expire()
   }
 
+  /** A lower bound on the oldest bucket end or raw timestamp of every run: nothing expires while the
+    * window starts at or before it.
+    */
+  private var keepsUntil: Long = Long.MinValue
+
   /** Drops what no query can reach any more, and runs left empty. */
   private def expire(): Unit = {
+    if (spec.unbounded) return
     val lo = QuantileRun.windowStart(_lastTs, spec.window)
-    if (lo == Long.MinValue) return
+    if (lo <= keepsUntil) return
     var empty = false
+    var oldest = Long.MaxValue
     var i = 0
-    while (i < runs.length) { runs(i).expireBefore(lo); if (runs(i).isEmpty) empty = true; i += 1 }
+    while (i < runs.length) {
+      val r = runs(i)
+      r.expireBefore(lo)
+      if (r.isEmpty) empty = true else oldest = math.min(oldest, r.oldestEnd)
+      i += 1
+    }
+    keepsUntil = oldest
     if (empty) { runs = runs.filterNot(_.isEmpty); pickActive() }
   }
 
@@ -77,28 +91,38 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
   /** The q-quantile of the rows in (now - range, now]: the smallest stored value v whose estimated
     * rank reaches q times the estimated weight of the range; null when the range holds no weight.
     */
-  def quantile(q: Double, range: java.lang.Long, now: java.lang.Long): java.lang.Double = {
-    if (!(q >= 0.0 && q <= 1.0)) throw new SketchException(s"quantile q must be in [0, 1], got $q")
+  def quantile(q: Double, range: java.lang.Long, now: java.lang.Long): java.lang.Double =
+    quantiles(Array(q), range, now)(0)
+
+  /** Several quantiles of one range at once (one sort of the samples). */
+  def quantiles(qs: Array[Double], range: java.lang.Long, now: java.lang.Long): Array[java.lang.Double] = {
+    qs.foreach(q => if (!(q >= 0.0 && q <= 1.0)) throw new SketchException(s"quantile q must be in [0, 1], got $q"))
+    val out = new Array[java.lang.Double](qs.length)
     val lo = from(range, now)
-    if (lo == null) return null
+    if (lo == null) return out
     val all = new WeightedValues
     runs.foreach(_.collect(lo, all))
-    if (all.n == 0) return null
+    if (all.n == 0) return out
     all.sortByValue()
-    val target = q * all.total.toDouble
-    var cum = 0L
-    var i = 0
+    // cumulative weight at the end of each run of equal values
+    val total = all.total.toDouble
+    val ends = new Array[Int](all.n); val cums = new Array[Long](all.n)
+    var m = 0; var cum = 0L; var i = 0
     while (i < all.n) {
       cum += all.ws(i)
-      if ((i + 1 == all.n || all.vs(i + 1) != all.vs(i)) && cum.toDouble >= target) return java.lang.Double.valueOf(all.vs(i))
+      if (i + 1 == all.n || all.vs(i + 1) != all.vs(i)) { ends(m) = i; cums(m) = cum; m += 1 }
       i += 1
     }
-    java.lang.Double.valueOf(all.vs(all.n - 1))
+    var k = 0
+    while (k < qs.length) {
+      val target = qs(k) * total
+      var a = 0; var b = m - 1 // the first distinct value whose cumulative weight reaches the target
+      while (a < b) { val mid = (a + b) >>> 1; if (cums(mid).toDouble >= target) b = mid else a = mid + 1 }
+      out(k) = java.lang.Double.valueOf(all.vs(ends(a)))
+      k += 1
+    }
+    out
   }
-
-  /** Several quantiles of one range at once (one pass over the samples). */
-  def quantiles(qs: Array[Double], range: java.lang.Long, now: java.lang.Long): Array[java.lang.Double] =
-    qs.map(q => quantile(q, range, now))
 
   /** The certified absolute rank error of a query of (now - range, now], from the sketch's ledgers:
     * every rank and quantile of the range is within it with probability at least 1 - delta (it is at
