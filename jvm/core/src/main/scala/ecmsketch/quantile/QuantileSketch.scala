@@ -1,0 +1,203 @@
+package ecmsketch.quantile
+
+import ecmsketch.core.{SketchException, WindowSketch, WindowSpec}
+import ecmsketch.hash.Hashing
+
+/** A windowed quantile sketch (docs/design/windowed-quantiles.md): ranks, quantiles and weights of
+  * the rows in any range (now - r, now] with r at most the window, each within `epsilon` times the
+  * weight of the range with probability at least 1 - `delta`, at every merge depth.
+  *
+  * It holds runs ([[QuantileRun]]), one per stream it took rows from: a sketch built by [[add]] has
+  * one; a merge of sketches of different streams keeps every input's runs side by side (and lays
+  * time-disjoint runs one after the other), so merging adds no error.
+  */
+final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, val plannedLevels: Int,
+                                    val params: QuantileParams) extends WindowSketch {
+  def kind: QuantileKind.type = QuantileKind
+  private[quantile] var runs: Array[QuantileRun] = new Array[QuantileRun](0)
+  /** The run new rows go to: the one with the newest last timestamp (the last such). */
+  private var active: QuantileRun = null
+
+  def cellEpsilon: Double = epsilon
+  def delta: Double = params.delta
+  def seed: Long = params.seed
+  def runCount: Int = runs.length
+  def bucketCount: Int = runs.iterator.map(_.bucketCount).sum
+  def rawCount: Int = runs.iterator.map(_.rawCount).sum
+  /** Samples and raw rows held. */
+  def storedEntries: Long = runs.iterator.map(_.storedSamples).sum
+
+  /** Adds a row of weight `weight` (default 1) at `ts`; timestamps must be non-decreasing. NaN is refused
+    * ("NaN value"); -0.0 is taken as 0.0.
+    */
+  def add(ts: Long, value: Double, weight: Long = 1L): Unit = {
+    if (value.isNaN) throw new SketchException("NaN value: a quantile sketch takes numbers (skip NULLs and NaNs before adding)")
+    checkAdd(ts, weight)
+    if (weight > 0) {
+      val v = if (value == 0.0) 0.0 else value
+      if (active == null) {
+        active = new QuantileRun(params, QuantileRun.startRng(params.seed, ts, v, weight))
+        runs = runs :+ active
+        keepsUntil = Long.MinValue
+      }
+      active.add(ts, v, weight)
+    }
+    noteAdd(ts, weight)
+    expire()
+  }
+
+  /** A lower bound on the oldest bucket end or raw timestamp of every run: nothing expires while the
+    * window starts at or before it.
+    */
+  private var keepsUntil: Long = Long.MinValue
+
+  /** Drops what no query can reach any more, and runs left empty. */
+  private def expire(): Unit = {
+    if (spec.unbounded) return
+    val lo = QuantileRun.windowStart(_lastTs, spec.window)
+    if (lo <= keepsUntil) return
+    var empty = false
+    var oldest = Long.MaxValue
+    var i = 0
+    while (i < runs.length) {
+      val r = runs(i)
+      r.expireBefore(lo)
+      if (r.isEmpty) empty = true else oldest = math.min(oldest, r.oldestEnd)
+      i += 1
+    }
+    keepsUntil = oldest
+    if (empty) { runs = runs.filterNot(_.isEmpty); pickActive() }
+  }
+
+  private def pickActive(): Unit = {
+    active = null
+    runs.foreach(r => if (active == null || r.lastTs >= active.lastTs) active = r)
+  }
+
+  private def from(range: java.lang.Long, now: java.lang.Long): java.lang.Long = lowerBound(range, now)
+
+  /** Estimated weight of the rows in (now - range, now]; null range = the window, null now = the last timestamp. */
+  def count(range: java.lang.Long, now: java.lang.Long): Double = {
+    val lo = from(range, now)
+    if (lo == null) 0.0 else runs.iterator.map(_.weightFrom(lo)).sum.toDouble
+  }
+
+  /** Estimated weight of the rows in (now - range, now] whose value is at most `value`. */
+  def rank(value: Double, range: java.lang.Long, now: java.lang.Long): Double = {
+    if (value.isNaN) throw new SketchException("NaN value: rank takes a number")
+    val lo = from(range, now)
+    if (lo == null) 0.0 else runs.iterator.map(_.rank(lo, value)).sum.toDouble
+  }
+
+  /** The q-quantile of the rows in (now - range, now]: the smallest stored value v whose estimated
+    * rank reaches q times the estimated weight of the range; null when the range holds no weight.
+    */
+  def quantile(q: Double, range: java.lang.Long, now: java.lang.Long): java.lang.Double =
+    quantiles(Array(q), range, now)(0)
+
+  /** Several quantiles of one range at once (one sort of the samples). */
+  def quantiles(qs: Array[Double], range: java.lang.Long, now: java.lang.Long): Array[java.lang.Double] = {
+    qs.foreach(q => if (!(q >= 0.0 && q <= 1.0)) throw new SketchException(s"quantile q must be in [0, 1], got $q"))
+    val out = new Array[java.lang.Double](qs.length)
+    val lo = from(range, now)
+    if (lo == null) return out
+    val all = new WeightedValues
+    runs.foreach(_.collect(lo, all))
+    if (all.n == 0) return out
+    all.sortByValue()
+    // cumulative weight at the end of each run of equal values
+    val total = all.total.toDouble
+    val ends = new Array[Int](all.n); val cums = new Array[Long](all.n)
+    var m = 0; var cum = 0L; var i = 0
+    while (i < all.n) {
+      cum += all.ws(i)
+      if (i + 1 == all.n || all.vs(i + 1) != all.vs(i)) { ends(m) = i; cums(m) = cum; m += 1 }
+      i += 1
+    }
+    var k = 0
+    while (k < qs.length) {
+      val target = qs(k) * total
+      var a = 0; var b = m - 1 // the first distinct value whose cumulative weight reaches the target
+      while (a < b) { val mid = (a + b) >>> 1; if (cums(mid).toDouble >= target) b = mid else a = mid + 1 }
+      out(k) = java.lang.Double.valueOf(all.vs(ends(a)))
+      k += 1
+    }
+    out
+  }
+
+  /** The certified absolute rank error of a query of (now - range, now], from the sketch's ledgers:
+    * every rank and quantile of the range is within it with probability at least 1 - delta (it is at
+    * most `epsilon` times the weight of the range).
+    */
+  def rankErrorBound(range: java.lang.Long, now: java.lang.Long): Double = {
+    val lo = from(range, now)
+    if (lo == null) 0.0 else params.errorFor(runs.iterator.map(_.variance(lo)).sum)
+  }
+
+  /** The certified rank error relative to the weight of the range, at every merge depth. */
+  def errorBound: Double = epsilon
+
+  def copy(): QuantileSketch = {
+    val s = new QuantileSketch(spec, epsilon, plannedLevels, params)
+    s.runs = runs.map(_.copy())
+    s.pickActive()
+    s.copyStateFrom(this)
+    s
+  }
+
+  def diffs(o: QuantileSketch): Seq[String] = {
+    val b = Seq.newBuilder[String]
+    b ++= commonDiffs(o)
+    if (delta != o.delta) b += s"delta $delta vs ${o.delta}"
+    if (seed != o.seed) b += s"seed $seed vs ${o.seed}"
+    b.result()
+  }
+
+  private[quantile] def restoreRuns(rs: Array[QuantileRun]): Unit = { runs = rs; pickActive() }
+}
+
+object QuantileSketch {
+  /** A new sketch. `levels` (merge_levels) is recorded: merges add no error, so the bound is `epsilon`
+    * at every depth.
+    */
+  def create(spec: WindowSpec, epsilon: Double, delta: Double = QuantileParams.DefaultDelta,
+             seed: Long = Hashing.DefaultSeed, levels: Int = 0): QuantileSketch = {
+    ecmsketch.core.Bounds.checkLevels(levels)
+    new QuantileSketch(spec, epsilon, levels, QuantileParams(epsilon, delta, seed))
+  }
+
+  private[quantile] def restore(spec: WindowSpec, epsilon: Double, levels: Int, p: QuantileParams): QuantileSketch =
+    new QuantileSketch(spec, epsilon, levels, p)
+
+  /** Merge of sketches of different streams: the inputs' runs side by side, time-disjoint runs laid one
+    * after the other; count-based sketches are refused.
+    */
+  def merge(xs: Seq[QuantileSketch]): QuantileSketch = {
+    WindowSketch.checkMergeable(xs, "quantile merge")
+    mergeImpl(xs)
+  }
+
+  /** Merge of partial sketches of one stream (count-based windows allowed: the runs hold disjoint arrivals). */
+  def mergeSameStream(xs: Seq[QuantileSketch]): QuantileSketch = {
+    SketchException.require(xs.nonEmpty, "quantile merge needs at least one sketch")
+    mergeImpl(xs)
+  }
+
+  private def mergeImpl(xs: Seq[QuantileSketch]): QuantileSketch = {
+    val first = xs.head
+    xs.tail.foreach { s =>
+      val d = first.diffs(s)
+      if (d.nonEmpty) throw new SketchException(s"cannot merge quantile sketches with different parameters: ${d.mkString(", ")}")
+    }
+    val out = new QuantileSketch(first.spec, first.epsilon, first.plannedLevels, first.params)
+    val withRows = xs.filter(!_.isEmpty)
+    val clock = if (withRows.isEmpty) Long.MinValue else withRows.map(_.lastTs).max
+    val lo = QuantileRun.windowStart(clock, first.spec.window)
+    // a run keeps rows at or after lo exactly when its newest row is there
+    val all = xs.flatMap(_.runs.filter(_.lastTs >= lo).map { r => val c = r.copy(); c.expireBefore(lo); c })
+    val contributing = xs.filter(_.runs.exists(_.lastTs >= lo))
+    out.restoreRuns(QuantileMerge.arrange(all))
+    out.mergeStateFrom(xs, contributing)
+    out
+  }
+}

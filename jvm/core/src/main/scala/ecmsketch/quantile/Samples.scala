@@ -1,0 +1,77 @@
+package ecmsketch.quantile
+
+/** Array helpers for samples: (value, timestamp) pairs in two parallel arrays, ordered by value,
+  * then timestamp. Values are never NaN and never -0.0 (adds map -0.0 to 0.0), so `<` is a total order.
+  */
+private[quantile] object Samples {
+  final val NoDoubles = new Array[Double](0)
+  final val NoLongs = new Array[Long](0)
+
+  @inline def less(v1: Double, t1: Long, v2: Double, t2: Long): Boolean = v1 < v2 || (v1 == v2 && t1 < t2)
+
+  /** Sorts vs/ts over [from, until) by (value, timestamp). */
+  def sort(vs: Array[Double], ts: Array[Long], from: Int, until: Int): Unit =
+    if (until - from > 1) quick(vs, ts, from, until - 1)
+
+  private def quick(vs: Array[Double], ts: Array[Long], lo0: Int, hi0: Int): Unit = {
+    var lo = lo0; var hi = hi0
+    while (hi - lo > 16) {
+      val mid = (lo + hi) >>> 1
+      // median of three to lo
+      if (less(vs(mid), ts(mid), vs(lo), ts(lo))) swap(vs, ts, mid, lo)
+      if (less(vs(hi), ts(hi), vs(lo), ts(lo))) swap(vs, ts, hi, lo)
+      if (less(vs(hi), ts(hi), vs(mid), ts(mid))) swap(vs, ts, hi, mid)
+      val pv = vs(mid); val pt = ts(mid)
+      var i = lo; var j = hi
+      while (i <= j) {
+        while (less(vs(i), ts(i), pv, pt)) i += 1
+        while (less(pv, pt, vs(j), ts(j))) j -= 1
+        if (i <= j) { swap(vs, ts, i, j); i += 1; j -= 1 }
+      }
+      // recurse into the smaller side, loop on the larger
+      if (j - lo < hi - i) { quick(vs, ts, lo, j); lo = i } else { quick(vs, ts, i, hi); hi = j }
+    }
+    var k = lo + 1
+    while (k <= hi) {
+      val v = vs(k); val t = ts(k)
+      var m = k - 1
+      while (m >= lo && less(v, t, vs(m), ts(m))) { vs(m + 1) = vs(m); ts(m + 1) = ts(m); m -= 1 }
+      vs(m + 1) = v; ts(m + 1) = t
+      k += 1
+    }
+  }
+
+  @inline private def swap(vs: Array[Double], ts: Array[Long], i: Int, j: Int): Unit = {
+    val v = vs(i); vs(i) = vs(j); vs(j) = v
+    val t = ts(i); ts(i) = ts(j); ts(j) = t
+  }
+
+  /** Merges sorted a[0, na) and b[0, nb) into fresh arrays of length na + nb (a's first on ties). */
+  def merge(av: Array[Double], at: Array[Long], na: Int, bv: Array[Double], bt: Array[Long], nb: Int): (Array[Double], Array[Long]) = {
+    val n = na + nb
+    val ov = new Array[Double](n); val ot = new Array[Long](n)
+    var i = 0; var j = 0; var o = 0
+    while (i < na && j < nb) {
+      if (less(bv(j), bt(j), av(i), at(i))) { ov(o) = bv(j); ot(o) = bt(j); j += 1 }
+      else { ov(o) = av(i); ot(o) = at(i); i += 1 }
+      o += 1
+    }
+    while (i < na) { ov(o) = av(i); ot(o) = at(i); i += 1; o += 1 }
+    while (j < nb) { ov(o) = bv(j); ot(o) = bt(j); j += 1; o += 1 }
+    (ov, ot)
+  }
+
+  /** Number of values <= x in sorted vs[0, n). */
+  def countAtMost(vs: Array[Double], n: Int, x: Double): Int = {
+    var lo = 0; var hi = n
+    while (lo < hi) { val m = (lo + hi) >>> 1; if (vs(m) <= x) lo = m + 1 else hi = m }
+    lo
+  }
+
+  /** The first index in the non-decreasing ts[from, until) with ts >= t. */
+  def firstAtLeast(ts: Array[Long], from: Int, until: Int, t: Long): Int = {
+    var lo = from; var hi = until
+    while (lo < hi) { val m = (lo + hi) >>> 1; if (ts(m) < t) lo = m + 1 else hi = m }
+    lo
+  }
+}

@@ -1,0 +1,267 @@
+package ecmsketch.quantile
+
+import scala.util.Random
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import ecmsketch.Families
+import ecmsketch.core.{ByteWriter, Codec, SketchException, WindowSpec, Windows}
+
+/** Windowed quantile sketches against brute-force oracles: every rank, count and quantile of every
+  * range checked is within the certified bound epsilon times the range's weight, and the ledger's
+  * own bound (rankErrorBound) is never above it.
+  */
+class QuantileSuite extends AnyFunSuite {
+  import QuantileSuite._
+
+  def enc(s: QuantileSketch): Array[Byte] = Codec.encode(QuantileKind, s)
+  def dec(b: Array[Byte]): QuantileSketch = Codec.decodeAs(QuantileKind, b)
+
+  test("time order, values increasing, decreasing, shuffled and log-normal: every range within the bound") {
+    for ((shape, eps) <- Seq("up" -> 0.05, "down" -> 0.05, "shuffled" -> 0.02, "lognormal" -> 0.02)) {
+      val rnd = new Random(11)
+      val n = 40000
+      val vals: IndexedSeq[Double] = shape match {
+        case "up" => (0 until n).map(_.toDouble)
+        case "down" => (0 until n).map(i => (n - i).toDouble)
+        case "shuffled" => rnd.shuffle((0 until n).map(_.toDouble))
+        case _ => IndexedSeq.fill(n)(math.exp(3.0 + rnd.nextGaussian()))
+      }
+      val rows = (0 until n).map(i => Row(i.toLong * 3 + rnd.nextInt(3), vals(i), 1L)).sortBy(_.ts)
+      val s = build(rows, eps, window = 90000L, delta = 1e-6)
+      checkRanges(s, rows, rangesOf(s, rows, rnd), s"$shape eps $eps")
+    }
+  }
+
+  test("ranges that start inside a bucket and on its boundaries") {
+    val rnd = new Random(3)
+    val rows = (0 until 30000).map(i => Row(i.toLong, rnd.nextGaussian(), 1L))
+    val s = build(rows, 0.02, window = Long.MaxValue, delta = 1e-6)
+    val run = s.runs(0)
+    val now = rows.last.ts
+    val los = (0 until run.bucketCount).flatMap { i =>
+      val b = run.bucket(i); Seq(b.tStart, b.tStart + 1, (b.tStart + b.tEnd) / 2, b.tEnd, b.tEnd + 1)
+    }.distinct.filter(lo => lo <= now)
+    assert(run.bucketCount > 20, run.bucketCount)
+    checkRanges(s, rows, los.map(lo => now - lo + 1), "boundaries")
+  }
+
+  test("bursts: many rows on one timestamp, tied values, and heavy weights") {
+    val rnd = new Random(5)
+    val rows = (0 until 400).flatMap { t =>
+      val k = if (t % 50 == 0) 2000 else 1 + rnd.nextInt(20)
+      Seq.fill(k)(Row(t.toLong * 1000, rnd.nextInt(30).toDouble, if (rnd.nextInt(100) == 0) 1L + rnd.nextInt(1 << 20) else 1L))
+    }
+    val s = build(rows, 0.02, window = 400000L, delta = 1e-6)
+    checkRanges(s, rows, rangesOf(s, rows, rnd), "bursts")
+  }
+
+  test("random weights, including weights of many bits") {
+    val rnd = new Random(8)
+    val rows = (0 until 20000).map(i => Row(i.toLong, rnd.nextDouble(), 1L + (rnd.nextLong() >>> (24 + rnd.nextInt(40)))))
+    val s = build(rows, 0.05, window = Long.MaxValue, delta = 1e-6)
+    checkRanges(s, rows, rangesOf(s, rows, rnd), "weights")
+  }
+
+  test("a window: rows out of it are dropped, and ranges reach back to it") {
+    val rnd = new Random(9)
+    val rows = (0 until 50000).map(i => Row(i.toLong * 2, rnd.nextGaussian(), 1L))
+    val s = build(rows, 0.05, window = 7000L, delta = 1e-6)
+    val lo = Windows.lowerBound(rows.last.ts, 7000L)
+    assert(s.runs.forall(r => (0 until r.bucketCount).forall(i => r.bucket(i).tEnd >= lo)))
+    assert(s.storedEntries < 7000, s.storedEntries)
+    checkRanges(s, rows, Seq(1L, 10L, 100L, 999L, 3500L, 6999L, 7000L), "window")
+    assert(intercept[SketchException](s.count(7001L, null)).getMessage.contains("exceeds the sketch window"))
+  }
+
+  test("merges of 2 to 33 sites: the union within the bound, order-free") {
+    val rnd = new Random(21)
+    for (sites <- Seq(2, 3, 7, 33)) {
+      val rows = (0 until 60000).map(i => Row(i.toLong, math.exp(rnd.nextGaussian()), 1L))
+      val bySite = rows.groupBy(_ => rnd.nextInt(sites)).values.toSeq.map(_.sortBy(_.ts))
+      val parts = bySite.map(b => build(b, 0.02, window = 50000L, delta = 1e-6, levels = 1))
+      val m = QuantileSketch.merge(parts)
+      assert(m.runCount == sites)
+      assert(m.errorBound == 0.02)
+      checkRanges(m, rows, rangesOf(m, rows, rnd), s"$sites sites")
+      val other = QuantileSketch.merge(rnd.shuffle(parts))
+      assert(enc(other).sameElements(enc(m)), s"merge of $sites sites depends on the order")
+      val nested = QuantileSketch.merge(Seq(QuantileSketch.merge(parts.take(sites / 2)), QuantileSketch.merge(parts.drop(sites / 2))))
+      // the same runs (the header differs in the merge depth only)
+      assert(enc(nested).drop(Codec.ChecksumHeaderSize).sameElements(enc(m).drop(Codec.ChecksumHeaderSize)),
+        "a merge of merges of sites holds the runs of one merge of all")
+    }
+  }
+
+  test("time-disjoint roll-ups over days: laid one after the other, free of error") {
+    val rnd = new Random(4)
+    val day = 86400L
+    val days = (0 until 6).map(d => (0 until 8000).map(i => Row(d * day + i * 10L + rnd.nextInt(10), rnd.nextGaussian(), 1L)).sortBy(_.ts))
+    // a window of three days: the roll-up keeps the last three days in one run
+    val parts = days.map(rs => build(rs, 0.02, window = 3 * day, delta = 1e-6))
+    val m = QuantileSketch.merge(rnd.shuffle(parts))
+    assert(m.runCount == 1)
+    checkRanges(m, days.flatten, Seq(1L, 100L, day, day + 5000, 2 * day, 3 * day), "roll-up")
+    // a window of an hour: only the last day counts
+    val hourly = days.map(rs => build(rs, 0.02, window = 3600L, delta = 1e-6))
+    val h = QuantileSketch.merge(hourly)
+    assert(h.runCount == 1 && h.count(null, null) == build(days.last, 0.02, window = 3600L, delta = 1e-6).count(null, null))
+  }
+
+  test("merge laws: identity, order, the one-sketch case, empty sketches") {
+    val rnd = new Random(6)
+    val spec = WindowSpec(countWindow = false, tsMicros = false, window = 10000L)
+    val a = build((0 until 3000).map(i => Row(i.toLong, rnd.nextDouble(), 1L)), 0.05, 10000L)
+    val b = build((0 until 3000).map(i => Row(i.toLong * 2, rnd.nextDouble(), 1L)), 0.05, 10000L)
+    val e = QuantileSketch.create(spec, 0.05)
+    assert(enc(QuantileSketch.merge(Seq(a, b))).sameElements(enc(QuantileSketch.merge(Seq(b, a)))))
+    assert(enc(QuantileSketch.merge(Seq(a, e))).drop(Codec.ChecksumHeaderSize).sameElements(enc(a).drop(Codec.ChecksumHeaderSize)))
+    val one = QuantileSketch.merge(Seq(a))
+    assert(one.count(null, null) == a.count(null, null) && one.quantile(0.5, null, null) == a.quantile(0.5, null, null))
+    val ee = QuantileSketch.merge(Seq(e, e))
+    assert(ee.isEmpty && ee.quantile(0.5, null, null) == null && ee.count(null, null) == 0.0)
+    assert(dec(enc(ee)).isEmpty)
+  }
+
+  test("codec: round trip, and a decoded sketch continues as the original") {
+    val rnd = new Random(12)
+    val rows = (0 until 20000).map(i => Row(i.toLong, rnd.nextGaussian(), 1L + rnd.nextInt(3)))
+    val s = build(rows.take(15000), 0.02, window = 12000L)
+    val d = dec(enc(s))
+    assert(enc(d).sameElements(enc(s)))
+    rows.drop(15000).foreach { r => s.add(r.ts, r.value, r.weight); d.add(r.ts, r.value, r.weight) }
+    assert(enc(d).sameElements(enc(s)))
+    val m = QuantileSketch.merge(Seq(s, build(rows.take(9000), 0.02, window = 12000L)))
+    assert(enc(dec(enc(m))).sameElements(enc(m)))
+    val info = Families.info(s)
+    assert(info("kind") == "quantile" && info("quantile_rank_error_bound") == 0.02 && info("error_bound") == 0.02)
+    assert(info("delta") == QuantileParams.DefaultDelta && info("stored_entries") == s.storedEntries)
+  }
+
+  test("corrupt bodies are refused with their field named") {
+    val rnd = new Random(13)
+    val s = build((0 until 3000).map(i => Row(i.toLong, rnd.nextGaussian(), 1L)), 0.05, window = 100000L)
+    val good = enc(s)
+    val header = good.take(Codec.ChecksumHeaderSize)
+    val p = s.params
+    def body(f: ByteWriter => Unit): Array[Byte] = { val w = new ByteWriter(); f(w); resealed(header ++ w.toByteArray) }
+    def refused(b: Array[Byte]): String = intercept[SketchException](dec(b)).getMessage
+    def prelude(w: ByteWriter, version: Int = 1, delta: Double = p.delta, runs: Long = 1): Unit = {
+      w.putByte(version); w.putDouble(delta); w.putLong(p.seed); w.putVarLong(runs)
+    }
+    // one bucket [0, 10] of weight 2: level 0 holds `samples` (value, ts offset), then no raw rows
+    def oneBucket(w: ByteWriter, count: Long = 2, v1: Double = 0.0, levels: Int = 1,
+                  samples: Seq[(Double, Long)] = Seq(1.0 -> 0L, 2.0 -> 10L), start: Long = 0L): Unit = {
+      w.putLong(1L); w.putVarLong(1); w.putVarLong(start); w.putVarLong(10); w.putVarLong(count)
+      w.putDouble(v1); w.putDouble(0.0); w.putByte(levels)
+      w.putVarLong(samples.size.toLong)
+      samples.foreach { case (v, t) => w.putDouble(v); w.putVarLong(t) }
+      (1 until levels).foreach(_ => w.putVarLong(0))
+      w.putVarLong(0)
+    }
+    assert(dec(body { w => prelude(w); oneBucket(w) }).count(null, null) == 2.0) // the template reads
+    assert(refused(body(w => prelude(w, version = 2))).contains("quantile body version 2"))
+    assert(refused(body(w => prelude(w, delta = 0.9))).contains("delta must be in"))
+    assert(refused(body { w => prelude(w); oneBucket(w, count = 3) }).contains("weigh 2, not its weight 3"))
+    assert(refused(body { w => prelude(w); oneBucket(w, samples = Seq(2.0 -> 0L, 1.0 -> 10L)) }).contains("not in (value, timestamp) order"))
+    assert(refused(body { w => prelude(w); oneBucket(w, samples = Seq(Double.NaN -> 0L, 1.0 -> 10L)) }).contains("is NaN"))
+    assert(refused(body { w => prelude(w); oneBucket(w, samples = Seq(-0.0 -> 0L, 1.0 -> 10L)) }).contains("-0.0"))
+    assert(refused(body { w => prelude(w); oneBucket(w, samples = Seq(1.0 -> 0L, 2.0 -> 11L)) }).contains("lies after the last timestamp"))
+    assert(refused(body { w => prelude(w); oneBucket(w, v1 = 1e9) }).contains("variance ledger v1"))
+    assert(refused(body { w => prelude(w); oneBucket(w, levels = 2) }).contains("top level"))
+    assert(refused(body { w => prelude(w); oneBucket(w, start = 1L << 40) }).contains("lies after the last timestamp"))
+    assert(refused(body { w => prelude(w); oneBucket(w); w.putByte(0) }).contains("trailing bytes"))
+    assert(refused(body { w => prelude(w, runs = 2); oneBucket(w) }).contains("truncated"))
+    assert(refused(body { w => prelude(w); w.putLong(1L); w.putVarLong(0); w.putVarLong(0) }).contains("run 0 is empty"))
+    assert(refused(body { w => prelude(w); w.putLong(1L); w.putVarLong(0); w.putVarLong(1); w.putVarLong(5); w.putDouble(1.0); w.putVarLong(0) })
+      .contains("weight of raw row 0"))
+    assert(refused(good.dropRight(3)).contains("checksum mismatch") || refused(resealed(good.dropRight(3))).contains("truncated"))
+    assert(refused(resealed(good.dropRight(3))).contains("corrupt sketch"))
+  }
+
+  test("bad input: NaN, epsilon, delta, q, mismatched and count-based merges") {
+    val spec = WindowSpec(countWindow = false, tsMicros = false, window = 100L)
+    val s = QuantileSketch.create(spec, 0.05)
+    assert(intercept[SketchException](s.add(1L, Double.NaN)).getMessage.contains("NaN value"))
+    assert(intercept[SketchException](s.rank(Double.NaN, null, null)).getMessage.contains("NaN value"))
+    assert(intercept[SketchException](QuantileSketch.create(spec, 0.0005)).getMessage.contains("epsilon must be in"))
+    assert(intercept[SketchException](QuantileSketch.create(spec, 1.0)).getMessage.contains("epsilon must be in"))
+    assert(intercept[SketchException](QuantileSketch.create(spec, 0.05, delta = 0.0)).getMessage.contains("delta must be in"))
+    assert(intercept[SketchException](QuantileSketch.create(spec, 0.05, levels = 65)).getMessage.contains("merge_levels"))
+    s.add(5L, 1.0)
+    assert(intercept[SketchException](s.add(4L, 1.0)).getMessage.contains("non-decreasing"))
+    assert(intercept[SketchException](s.add(6L, 1.0, -1L)).getMessage.contains("weight must be non-negative"))
+    assert(intercept[SketchException](s.quantile(1.5, null, null)).getMessage.contains("q must be in [0, 1]"))
+    val t = QuantileSketch.create(spec, 0.02)
+    assert(intercept[SketchException](QuantileSketch.merge(Seq(s, t))).getMessage
+      .contains("cannot merge quantile sketches with different parameters: epsilon 0.05 vs 0.02"))
+    val u = QuantileSketch.create(spec, 0.05, delta = 0.1)
+    assert(intercept[SketchException](QuantileSketch.merge(Seq(s, u))).getMessage.contains("delta 0.01 vs 0.1"))
+    val c = QuantileSketch.create(WindowSpec(countWindow = true, tsMicros = false, window = 100L), 0.05)
+    assert(intercept[SketchException](QuantileSketch.merge(Seq(c, c))).getMessage.contains("count-based sketches cannot be merged"))
+    assert(QuantileSketch.mergeSameStream(Seq(c, c)).isEmpty)
+    // -0.0 is 0.0, a weight of 0 counts in the total only
+    s.add(7L, -0.0); s.add(8L, 3.0, 0L)
+    assert(s.rank(0.0, null, null) == 1.0 && s.count(null, null) == 2.0 && Families.info(s)("total_weight") == 2L)
+  }
+}
+
+object QuantileSuite {
+  final case class Row(ts: Long, value: Double, weight: Long)
+
+  def build(rows: Seq[Row], eps: Double, window: Long, delta: Double = QuantileParams.DefaultDelta, levels: Int = 0): QuantileSketch = {
+    val s = QuantileSketch.create(WindowSpec(countWindow = false, tsMicros = false, window = window), eps, delta, levels = levels)
+    rows.foreach(r => s.add(r.ts, r.value, r.weight))
+    s
+  }
+
+  def resealed(b: Array[Byte]): Array[Byte] = {
+    val c = b.clone()
+    val crc = Codec.checksum(c)
+    (0 until 4).foreach(i => c(Codec.ChecksumOffset + i) = (crc >>> (8 * i)).toByte)
+    c
+  }
+
+  /** Ranges of every scale: 1, powers of two up to the window, and random ones. */
+  def rangesOf(s: QuantileSketch, rows: Seq[Row], rnd: Random): Seq[Long] = {
+    val span = math.min(s.spec.window, rows.last.ts - rows.head.ts + 1)
+    val pow = Iterator.iterate(1L)(_ * 2).takeWhile(_ < span).toSeq
+    (pow ++ Seq(span) ++ Seq.fill(12)(1L + (rnd.nextDouble() * span).toLong)).distinct
+  }
+
+  /** Every range: count, ranks at a grid of values and quantiles within epsilon times the range's
+    * weight, and the ledger bound no larger.
+    */
+  def checkRanges(s: QuantileSketch, rows: Seq[Row], ranges: Seq[Long], what: String): Unit = {
+    val now = rows.last.ts
+    ranges.foreach { r =>
+      val lo = Windows.lowerBound(now, r)
+      val in = rows.filter(_.ts >= lo).sortBy(_.value)
+      val n = in.iterator.map(_.weight.toDouble).sum
+      val bound = s.epsilon * n + 1e-9 * n
+      val certified = s.rankErrorBound(r, now)
+      assert(certified <= bound, s"$what: range $r: the ledger's bound $certified exceeds epsilon n = ${s.epsilon * n}")
+      assert(math.abs(s.count(r, now) - n) <= bound, s"$what: range $r: count ${s.count(r, now)} vs $n")
+      if (in.nonEmpty) {
+        val cum = in.scanLeft(0.0)(_ + _.weight)
+        val values = in.map(_.value).toArray
+        def exactLeq(x: Double): Double = cum(upper(values, x))
+        def exactLess(x: Double): Double = cum(lower(values, x))
+        val probes = (0 to 20).map(i => values(math.min(values.length - 1, i * values.length / 20)))
+        probes.foreach { x =>
+          val err = math.abs(s.rank(x, r, now) - exactLeq(x))
+          assert(err <= bound, s"$what: range $r: rank($x) off by $err > $bound (n = $n)")
+        }
+        Seq(0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0).foreach { q =>
+          val v = s.quantile(q, r, now).doubleValue
+          val target = q * n
+          assert(exactLess(v) - bound <= target && target <= exactLeq(v) + bound,
+            s"$what: range $r: quantile($q) = $v has rank [${exactLess(v)}, ${exactLeq(v)}], target $target, bound $bound")
+        }
+      }
+    }
+  }
+
+  private def upper(a: Array[Double], x: Double): Int = { var lo = 0; var hi = a.length; while (lo < hi) { val m = (lo + hi) >>> 1; if (a(m) <= x) lo = m + 1 else hi = m }; lo }
+  private def lower(a: Array[Double], x: Double): Int = { var lo = 0; var hi = a.length; while (lo < hi) { val m = (lo + hi) >>> 1; if (a(m) < x) lo = m + 1 else hi = m }; lo }
+}
