@@ -6,6 +6,7 @@ import ecmsketch.decayed.DecayedKind
 import ecmsketch.dwave.{DwCellKind, DwKind}
 import ecmsketch.ecm.EcmKind
 import ecmsketch.ecm.dyadic.DyadicKind
+import ecmsketch.frequent.FrequentKind
 import ecmsketch.rwave.{DistinctKind, RwCellKind}
 import ecmsketch.eh.{EhCellKind, EhKind}
 
@@ -15,7 +16,7 @@ import ecmsketch.eh.{EhCellKind, EhKind}
   */
 object Families extends Registration {
   val sketchKinds: Seq[SketchKind[_ <: WindowSketch]] = Seq(EhKind, EcmKind, DwKind, DistinctKind, DyadicKind,
-    AsyncKind, DecayedKind)
+    AsyncKind, DecayedKind, FrequentKind)
   /** In the order the `cell` option lists them in messages. */
   val cellKinds: Seq[CellKind] = Seq(EhCellKind, DwCellKind, RwCellKind)
 }

@@ -62,7 +62,7 @@ class PackageSuite extends AnyFunSuite {
 }
 
 object PackageSuite {
-  val Families: Set[String] = Set("eh", "dwave", "rwave", "ecm", "asynchronous", "decayed")
+  val Families: Set[String] = Set("eh", "dwave", "rwave", "ecm", "asynchronous", "decayed", "frequent")
 
   private final val CoreSources = "jvm/core/src/main/scala"
 
