@@ -27,12 +27,13 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
   /** Ids referenced by the sketch in ascending key order, and id -> index. */
   private def keyIndex(s: FrequentSketch): (Array[Int], Map[Int, Int]) = {
     if (s.dict == null) return (Array.empty, Map.empty)
-    val ids = (0 until s.dict.capacity).filter(id => s.dict.isLive(id) && s.dict.refCount(id) > 0).toArray
+    val ids = { val m = s.referencedKeys(); (0 until m.length).filter(m(_)).toArray }
     val sorted = ids.sortWith((a, b) => s.dict.compareKeys(a, b) < 0)
     (sorted, sorted.zipWithIndex.toMap)
   }
 
   def encodeBody(s: FrequentSketch, out: ByteWriter): Unit = {
+    s.flush()
     out.putByte(BodyVersion)
     out.putByte(s.keyType)
     out.putVarLong(s.plan.q)
@@ -183,12 +184,9 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
           used(kc) += 1
         }
         sc.appendRaw(ts, sp, if (kv == 0) Scale.Total else ids(kc), w, dec)
-        if (kv != 0) s.dict.ref(ids(kc))
         prev = ts
         e += 1
       }
-      j = 0
-      while (j < rn) { s.dict.ref(rk(j)); j += 1 }
       s.scales += sc
       l += 1
     }

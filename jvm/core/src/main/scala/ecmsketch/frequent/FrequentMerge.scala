@@ -17,6 +17,7 @@ private[frequent] object FrequentMerge {
   import Scale.Total
 
   def merge(xs: Seq[FrequentSketch], dropBehind: Boolean): FrequentSketch = {
+    xs.foreach(_.flush())
     val first = xs.head
     xs.tail.foreach { s =>
       val d = first.diffs(s)
@@ -77,7 +78,6 @@ private[frequent] object FrequentMerge {
   /** The id in `out` of key `id` of `from`, with one more reference. */
   private def idIn(out: FrequentSketch, from: FrequentSketch, id: Int): Int = {
     val nid = if (from.dict.bytesKeys) out.dict.idOfBytes(from.dict.bytesKey(id)) else out.dict.idOfLong(from.dict.longKey(id))
-    out.dict.ref(nid)
     nid
   }
 
@@ -122,10 +122,10 @@ private[frequent] object FrequentMerge {
           if (flush) ent += ((s.lastTs, in.rSpan(j), key, in.rW(j), 0L))
           else if (newest.contains(s)) {
             res.get(key) match {
-              case Some((w, sp)) => res(key) = (w + in.rW(j), math.min(sp, in.rSpan(j))); out.dict.unref(key)
+              case Some((w, sp)) => res(key) = (w + in.rW(j), math.min(sp, in.rSpan(j)))
               case None => res(key) = (in.rW(j), in.rSpan(j))
             }
-          } else out.dict.unref(key) // an older cluster's partial count behind the cut: no range reaches it
+          } // else: an older cluster's partial count behind the cut, which no range reaches
         }
         j += 1
       }
@@ -154,7 +154,7 @@ private[frequent] object FrequentMerge {
       val ws = rs.map(_._2._1).sorted(Ordering.Long.reverse)
       val p = ws(out.plan.k)
       pend += p
-      val kept = rs.filter { case (key, (w, _)) => if (w > p) true else { dict.unref(key); false } }
+      val kept = rs.filter { case (_, (w, _)) => w > p }
       fill(sc, kept.map { case (key, (w, sp)) => (key, w - p, sp) })
     } else fill(sc, rs.map { case (key, (w, sp)) => (key, w, sp) })
     sc.totR = totR; sc.totSpan = if (totR > 0) totSpan else 0L; sc.pendDec = pend

@@ -32,11 +32,34 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
   private[frequent] val scales = ArrayBuffer[Scale]()
 
   def keyTypeName: String = FreqKeys.name(keyType)
-  def scaleCount: Int = scales.size
+  def scaleCount: Int = { flush(); scales.size }
   /** Entries and partial counts held, over every scale. */
-  def storedEntries: Long = scales.iterator.map(s => s.size.toLong + s.liveResiduals).sum
+  def storedEntries: Long = { flush(); storedNow }
+  private[frequent] def storedNow: Long = scales.iterator.map(s => s.size.toLong + s.liveResiduals).sum
   /** Distinct keys held. */
-  def keysHeld: Int = if (dict == null) 0 else dict.size
+  def keysHeld: Int = { flush(); if (dict == null) 0 else referencedKeys().count(identity) }
+
+  /** Marks (by id) the keys an entry, a partial count or a pending row refers to. */
+  private[frequent] def referencedKeys(): Array[Boolean] = {
+    val m = new Array[Boolean](if (dict == null) 0 else dict.capacity)
+    scales.foreach { sc =>
+      var i = sc.start
+      while (i < sc.end) { if (sc.ekey(i) != Scale.Total) m(sc.ekey(i)) = true; i += 1 }
+      var j = 0
+      while (j < sc.rn) { m(sc.rKey(j)) = true; j += 1 }
+    }
+    var i = 0
+    while (i < pn) { m(pId(i)) = true; i += 1 }
+    m
+  }
+
+  // the dictionary is swept once it holds twice the keys it held after the last sweep
+  private var sweepAt = 4096
+
+  private def collectKeys(): Unit = if (dict != null && dict.size > sweepAt) {
+    dict.sweep(referencedKeys())
+    sweepAt = 2 * dict.size + 4096
+  }
 
   private[frequent] def horizon(l: Int): Long = plan.q << l
 
@@ -66,20 +89,58 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
     checkAdd(ts, v); setKeyType(t); addId(dict.idOfBytes(b), ts, v)
   }
 
+  // Rows not yet given to the scales: they go in batches, scale by scale (each scale's arrays stay
+  // in cache), with each scale's window and horizon rules applied row by row, so the state is the
+  // one adding row by row gives. Pending rows hold a reference to their key.
+  private val pTs = new Array[Long](FrequentSketch.BatchRows)
+  private val pId = new Array[Int](FrequentSketch.BatchRows)
+  private val pW = new Array[Long](FrequentSketch.BatchRows)
+  private var pn = 0
+
   private def addId(id: Int, ts: Long, v: Long): Unit = {
-    if (v > 0) {
-      if (scales.isEmpty) scales += new Scale(1L, plan.k)
-      var l = 0
-      while (l < scales.size) {
-        val s = scales(l)
-        s.addKey(id, ts, v, dict)
-        s.addTotal(ts, v)
-        l += 1
-      }
-    }
-    dict.release(id)
+    if (v > 0) { pTs(pn) = ts; pId(pn) = id; pW(pn) = v; pn += 1 }
     noteAdd(ts, v)
-    if (v > 0) maintain()
+    if (pn == pTs.length) flush()
+  }
+
+  /** Gives the pending rows to every scale. */
+  private[frequent] def flush(): Unit = if (pn > 0) {
+    if (scales.isEmpty) scales += new Scale(1L, plan.k)
+    val from = new Array[Int](FrequentSketch.MaxScales + 1)
+    var l = 0
+    while (l < scales.size) {
+      val sc = scales(l); val h = horizon(l)
+      var i = from(l)
+      while (i < pn) {
+        sc.addKey(pId(i), pTs(i), pW(i))
+        sc.addTotal(pTs(i), pW(i))
+        if (!spec.unbounded) {
+          val lo = Windows.lowerBound(pTs(i), spec.window)
+          if (lo > Long.MinValue) sc.dropWhile(lo - 1)
+        }
+        horizonRule(l, h, i, from)
+        i += 1
+      }
+      l += 1
+    }
+    pn = 0
+    collectKeys()
+  }
+
+  /** The horizon rule of scale `l` after row `i`: before the coarsest scale first drops, a copy of it
+    * becomes the next scale, which takes the rows after `i` (and the rule at row `i` itself).
+    */
+  private def horizonRule(l: Int, h: Long, i: Int, from: Array[Int]): Unit = {
+    val sc = scales(l)
+    while (sc.overHorizon(h)) {
+      if (l == scales.size - 1) {
+        SketchException.require(l < FrequentSketch.MaxScales - 1, s"a frequent-items sketch holds at most ${FrequentSketch.MaxScales} scales")
+        scales += sc.copyAs(sc.lambda * 2)
+        from(l + 1) = i + 1
+        horizonRule(l + 1, horizon(l + 1), i, from)
+      }
+      sc.dropOldest()
+    }
   }
 
   /** Window rule, then the horizon rule on every scale (a scale is added before the coarsest one
@@ -88,7 +149,7 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
   private[frequent] def maintain(): Unit = if (!isEmpty && scales.nonEmpty) {
     if (!spec.unbounded) {
       val lo = Windows.lowerBound(_lastTs, spec.window)
-      if (lo > Long.MinValue) scales.foreach(_.dropWhile(lo - 1, dict))
+      if (lo > Long.MinValue) scales.foreach(_.dropWhile(lo - 1))
     }
     var l = 0
     while (l < scales.size) {
@@ -97,9 +158,9 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
       while (s.overHorizon(h)) {
         if (l == scales.size - 1) {
           SketchException.require(l < FrequentSketch.MaxScales - 1, s"a frequent-items sketch holds at most ${FrequentSketch.MaxScales} scales")
-          scales += s.copyAs(s.lambda * 2, dict)
+          scales += s.copyAs(s.lambda * 2)
         }
-        s.dropOldest(dict)
+        s.dropOldest()
       }
       l += 1
     }
@@ -122,7 +183,9 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
   }
 
   /** The weight of (now - range, now]; null range = the window, null now = the last timestamp. */
-  def rangeCount(range: java.lang.Long, now: java.lang.Long): RangeCount = rangeStart(range, now) match {
+  def rangeCount(range: java.lang.Long, now: java.lang.Long): RangeCount = { flush(); countOf(range, now) }
+
+  private def countOf(range: java.lang.Long, now: java.lang.Long): RangeCount = rangeStart(range, now) match {
     case None => RangeCount(0.0, 0L, 0L)
     case Some(_) if scales.isEmpty => RangeCount(0.0, 0L, 0L)
     case Some(t0) => val (lo, hi, _) = scaleFor(t0).totals(t0); RangeCount((lo + hi) / 2.0, lo, hi)
@@ -130,6 +193,7 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
 
   /** Frequency of one key (given as a Long, Integer, Double, String or byte array) in (now - range, now]. */
   def estimate(key: Any, range: java.lang.Long, now: java.lang.Long): FrequentItem = {
+    flush()
     val t0 = rangeStart(range, now)
     if (t0.isEmpty || scales.isEmpty) return FrequentItem(key, 0.0, 0L, 0L)
     val s = scaleFor(t0.get)
@@ -169,8 +233,8 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
     case o => s"a ${o.getClass.getSimpleName} key"
   }
 
-  private def findLong(v: Long): Int = { val id = dict.idOfLong(v); if (dict.refCount(id) == 0) { dict.release(id); -1 } else id }
-  private def findBytes(b: Array[Byte]): Int = { val id = dict.idOfBytes(b); if (dict.refCount(id) == 0) { dict.release(id); -1 } else id }
+  private def findLong(v: Long): Int = dict.findLong(v)
+  private def findBytes(b: Array[Byte]): Int = dict.findBytes(b)
 
   /** Every key held with its certified interval in the range, and the range's weight. */
   private def items(t0: Long): (Seq[FrequentItem], RangeCount) = {
@@ -196,6 +260,7 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
     */
   def topK(k: Int, range: java.lang.Long, now: java.lang.Long): Seq[FrequentItem] = {
     SketchException.require(k >= 1, s"k must be positive, got $k")
+    flush()
     rangeStart(range, now) match {
       case Some(t0) if scales.nonEmpty => items(t0)._1.take(k)
       case _ => Seq.empty
@@ -208,6 +273,7 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
     */
   def heavyHitters(phi: Double, range: java.lang.Long, now: java.lang.Long): Seq[FrequentItem] = {
     SketchException.require(!phi.isNaN && phi > 0.0 && phi <= 1.0, s"phi must be in (0, 1], got $phi")
+    flush()
     rangeStart(range, now) match {
       case Some(t0) if scales.nonEmpty =>
         val (xs, n) = items(t0)
@@ -236,6 +302,8 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
 object FrequentSketch {
   /** Most scales a sketch holds (block sizes 2^0 to 2^62). */
   final val MaxScales = 63
+  /** Rows buffered before they go to the scales. */
+  final val BatchRows = 1024
 
   /** A new sketch whose answers are within `epsilon` of the range's weight after `levels` merge levels. */
   def create(spec: WindowSpec, epsilon: Double, levels: Int = 0): FrequentSketch =

@@ -51,87 +51,85 @@ object FreqKeys {
   }
 }
 
-/** An exact dictionary of the keys a sketch refers to: id -> key and key -> id, with reference
-  * counts (an id is freed when nothing refers to it any more). Numeric keys are 64-bit values,
-  * string and binary keys byte arrays compared by content; nothing is hashed away, so a key comes
-  * back exactly and two keys never share an id. Open addressing over the ids, tombstones rebuilt away.
+/** An exact dictionary of the keys a sketch refers to: id -> key and key -> id. Numeric keys are
+  * 64-bit values, string and binary keys byte arrays compared by content; nothing is hashed away, so
+  * a key comes back exactly and two keys never share an id. Keys no entry refers to any more are
+  * swept in bulk ([[sweep]], driven by the sketch). Open addressing over the ids.
   */
 private[frequent] final class KeyDict(val bytesKeys: Boolean) {
   private var longs = new Array[Long](16)
   private var bytes: Array[Array[Byte]] = if (bytesKeys) new Array[Array[Byte]](16) else null
   private var hashes = new Array[Long](16)
-  private var refs = new Array[Int](16)
   private var alive = new Array[Boolean](16)
   private var used = 0 // ids handed out so far (free ones are on the free list)
   private var freeList = new Array[Int](16)
   private var freeN = 0
-  private var table = new Array[Int](32) // id + 1; 0 empty; -1 tombstone
+  private var table = new Array[Int](32) // id + 1; 0 empty
   private var live = 0
-  private var tombs = 0
 
+  /** Keys held (some may wait for the next sweep). */
   def size: Int = live
+  /** One more than the largest id handed out. */
   def capacity: Int = used
 
   def longKey(id: Int): Long = longs(id)
   def bytesKey(id: Int): Array[Byte] = bytes(id)
-  def refCount(id: Int): Int = refs(id)
   def isLive(id: Int): Boolean = id >= 0 && id < used && alive(id)
 
   @inline private def slotOf(h: Long, mask: Int): Int = (Hashing.mix64(h) >>> 33).toInt & mask
 
-  /** The id of numeric key `v`, added (with no references) if absent. */
-  def idOfLong(v: Long): Int = {
-    val h = v
+  /** The slot of numeric key `v`: its id + 1 there, or 0 (where it would go). */
+  private def probeLong(v: Long): Int = {
+    val mask = table.length - 1
+    var i = slotOf(v, mask)
+    while (table(i) != 0 && longs(table(i) - 1) != v) i = (i + 1) & mask
+    i
+  }
+
+  private def probeBytes(b: Array[Byte], h: Long): Int = {
     val mask = table.length - 1
     var i = slotOf(h, mask)
-    var tomb = -1
-    while (table(i) != 0) {
-      val t = table(i)
-      if (t > 0 && longs(t - 1) == v) return t - 1
-      if (t < 0 && tomb < 0) tomb = i
-      i = (i + 1) & mask
-    }
-    insert(if (tomb >= 0) tomb else i, h, v, null)
+    while (table(i) != 0 && !(hashes(table(i) - 1) == h && java.util.Arrays.equals(bytes(table(i) - 1), b))) i = (i + 1) & mask
+    i
   }
+
+  /** The id of numeric key `v`, added if absent. */
+  def idOfLong(v: Long): Int = { val i = probeLong(v); if (table(i) != 0) table(i) - 1 else insert(i, v, v, null) }
 
   /** The id of byte key `b` (kept by reference: the caller must not change it), added if absent. */
   def idOfBytes(b: Array[Byte]): Int = {
     val h = Hashing.fingerprintBytes(b)
-    val mask = table.length - 1
-    var i = slotOf(h, mask)
-    var tomb = -1
-    while (table(i) != 0) {
-      val t = table(i)
-      if (t > 0 && hashes(t - 1) == h && java.util.Arrays.equals(bytes(t - 1), b)) return t - 1
-      if (t < 0 && tomb < 0) tomb = i
-      i = (i + 1) & mask
-    }
-    insert(if (tomb >= 0) tomb else i, h, 0L, b)
+    val i = probeBytes(b, h)
+    if (table(i) != 0) table(i) - 1 else insert(i, h, 0L, b)
   }
+
+  /** The id of a numeric key, or -1. */
+  def findLong(v: Long): Int = table(probeLong(v)) - 1
+  /** The id of a byte key, or -1. */
+  def findBytes(b: Array[Byte]): Int = table(probeBytes(b, Hashing.fingerprintBytes(b))) - 1
 
   private def insert(slot: Int, h: Long, v: Long, b: Array[Byte]): Int = {
     val id = if (freeN > 0) { freeN -= 1; freeList(freeN) } else {
       if (used == longs.length) growIds()
       used += 1; used - 1
     }
-    longs(id) = v; hashes(id) = h; refs(id) = 0; alive(id) = true
+    longs(id) = v; hashes(id) = h; alive(id) = true
     if (bytesKeys) bytes(id) = b
-    if (table(slot) < 0) tombs -= 1
     table(slot) = id + 1
     live += 1
-    if ((live + tombs) * 2 > table.length) rehash(if (live * 4 > table.length) table.length * 2 else table.length)
+    if (live * 2 > table.length) rehash(table.length * 2)
     id
   }
 
   private def growIds(): Unit = {
     val n = longs.length * 2
     longs = java.util.Arrays.copyOf(longs, n); hashes = java.util.Arrays.copyOf(hashes, n)
-    refs = java.util.Arrays.copyOf(refs, n); alive = java.util.Arrays.copyOf(alive, n)
+    alive = java.util.Arrays.copyOf(alive, n)
     if (bytesKeys) bytes = java.util.Arrays.copyOf(bytes, n)
   }
 
   private def rehash(n: Int): Unit = {
-    table = new Array[Int](n); tombs = 0
+    table = new Array[Int](n)
     val mask = n - 1
     var id = 0
     while (id < used) {
@@ -144,25 +142,21 @@ private[frequent] final class KeyDict(val bytesKeys: Boolean) {
     }
   }
 
-  @inline def ref(id: Int): Unit = refs(id) += 1
-  @inline def ref(id: Int, n: Int): Unit = refs(id) += n
-
-  /** Drops one reference; the key leaves the dictionary when none is left. */
-  def unref(id: Int): Unit = { refs(id) -= 1; if (refs(id) == 0) remove(id) }
-
-  /** Removes `id` if nothing refers to it (a key looked up for an arrival that stored nothing). */
-  def release(id: Int): Unit = if (refs(id) == 0) remove(id)
-
-  private def remove(id: Int): Unit = {
-    val mask = table.length - 1
-    var i = slotOf(hashes(id), mask)
-    while (table(i) != id + 1) i = (i + 1) & mask
-    table(i) = -1; tombs += 1; live -= 1
-    if (bytesKeys) bytes(id) = null
-    if (freeN == freeList.length) freeList = java.util.Arrays.copyOf(freeList, freeN * 2)
-    freeList(freeN) = id; freeN += 1
-    alive(id) = false
-    if (tombs * 4 > table.length) rehash(table.length)
+  /** Frees every id not marked in `keep` (indexed by id) and rebuilds the table. */
+  def sweep(keep: Array[Boolean]): Unit = {
+    var id = 0
+    while (id < used) {
+      if (alive(id) && !(id < keep.length && keep(id))) {
+        alive(id) = false; live -= 1
+        if (bytesKeys) bytes(id) = null
+        if (freeN == freeList.length) freeList = java.util.Arrays.copyOf(freeList, freeN * 2)
+        freeList(freeN) = id; freeN += 1
+      }
+      id += 1
+    }
+    var n = 32
+    while (n < live * 4) n *= 2
+    rehash(n)
   }
 
   /** The key of `id` as the value a query returns, in the sketch's key type. */

@@ -26,13 +26,28 @@ private[frequent] final class Scale(val lambda: Long, val k: Int) {
   /** Sum of the weights of the total entries held. */
   var ringTotal = 0L
   var dropped: Long = Long.MinValue
+  // cache of the total weight at the oldest timestamp held (valid while `oldValid`)
+  private var oldValid = false
+  private var oldTs = 0L
+  private var oldG = 0L
 
   // the Misra-Gries table of partial counts: slots 0 until rn, and a key id -> slot map
   var rKey: Array[Int] = new Array[Int](math.min(k, 16))
   var rW: Array[Long] = new Array[Long](math.min(k, 16))
   var rSpan: Array[Long] = new Array[Long](math.min(k, 16))
   var rn = 0
-  private var slotOf = new IntIntMap
+  // slot of each key id in the table (-1: none), indexed by id
+  private var slotOf: Array[Int] = Array.fill(16)(-1)
+  @inline private def slotFor(id: Int): Int = if (id < slotOf.length) slotOf(id) else -1
+  private def setSlot(id: Int, v: Int): Unit = {
+    if (id >= slotOf.length) {
+      val n = math.max(id + 1, slotOf.length * 2)
+      val a = java.util.Arrays.copyOf(slotOf, n)
+      java.util.Arrays.fill(a, slotOf.length, n, -1)
+      slotOf = a
+    }
+    slotOf(id) = v
+  }
 
   var totR = 0L
   var totSpan = 0L
@@ -54,7 +69,10 @@ private[frequent] final class Scale(val lambda: Long, val k: Int) {
     }
     ets(end) = ts; espan(end) = span; ekey(end) = key; ew(end) = w; edec(end) = dec
     end += 1
-    if (key == Total) ringTotal += w
+    if (key == Total) {
+      ringTotal += w
+      if (oldValid && ts == oldTs) oldG += w
+    }
   }
 
   private def compactRing(): Unit = {
@@ -72,19 +90,15 @@ private[frequent] final class Scale(val lambda: Long, val k: Int) {
     * one entry holding the carried units and the new units that complete their blocks (span `span`),
     * one holding the rest of the blocks (all arrived at ts, span ts). Returns the units left over.
     */
-  private def cut(key: Int, ts: Long, span: Long, c: Long, w: Long, dec: Long, dict: KeyDict): Long = {
+  private def cut(key: Int, ts: Long, span: Long, c: Long, w: Long, dec: Long): Long = {
     val sum = c + w
-    val blocks = sum / lambda * lambda
+    val blocks = sum & ~(lambda - 1) // lambda is a power of two
     if (blocks == 0) return sum
     if (c > 0) {
-      val a = math.min(blocks, (c + lambda - 1) / lambda * lambda)
+      val a = math.min(blocks, (c + lambda - 1) & ~(lambda - 1))
       append(ts, span, key, a, dec)
-      if (key != Total) dict.ref(key)
-      if (blocks > a) { append(ts, ts, key, blocks - a, 0L); if (key != Total) dict.ref(key) }
-    } else {
-      append(ts, ts, key, blocks, dec)
-      if (key != Total) dict.ref(key)
-    }
+      if (blocks > a) append(ts, ts, key, blocks - a, 0L)
+    } else append(ts, ts, key, blocks, dec)
     sum - blocks
   }
 
@@ -93,31 +107,41 @@ private[frequent] final class Scale(val lambda: Long, val k: Int) {
     val c = totR
     val s = if (c > 0) totSpan else ts
     val dec = pendDec
-    val left = cut(Total, ts, s, c, w, dec, null)
+    val left = cut(Total, ts, s, c, w, dec)
     if (left != c + w) pendDec = 0L // an entry was made: it carries the decrements
     totR = left
     totSpan = if (left == 0) 0L else if (left > w) s else ts
   }
 
   /** Adds `w` > 0 units of key `id` at `ts`: blocks, then the partial count (Misra-Gries). */
-  def addKey(id: Int, ts: Long, w: Long, dict: KeyDict): Unit = {
-    val slot = slotOf.get(id)
+  def addKey(id: Int, ts: Long, w: Long): Unit = {
+    val slot = slotFor(id)
     if (slot >= 0) {
       val c = rW(slot)
-      val s = if (c > 0) rSpan(slot) else ts
-      val left = cut(id, ts, s, c, w, 0L, dict)
-      rW(slot) = left
-      rSpan(slot) = if (left == 0) 0L else if (left > w) s else ts
+      val s = rSpan(slot)
+      val left = cut(id, ts, s, c, w, 0L)
+      if (left == 0) removeSlot(slot)
+      else { rW(slot) = left; if (left <= w) rSpan(slot) = ts }
     } else {
-      val left = cut(id, ts, ts, 0L, w, 0L, dict)
-      if (left > 0) insert(id, ts, left, dict)
+      val left = cut(id, ts, ts, 0L, w, 0L)
+      if (left > 0) insert(id, ts, left)
     }
   }
 
-  /** A new partial count `w` of `id` (not in the table); decrements every count when the table is full. */
-  private def insert(id: Int, ts: Long, w0: Long, dict: KeyDict): Unit = {
+  /** Removes slot `j` (its count reached 0): the last slot moves into it. */
+  private def removeSlot(j: Int): Unit = {
+    val id = rKey(j)
+    val last = rn - 1
+    if (j != last) { rKey(j) = rKey(last); rW(j) = rW(last); rSpan(j) = rSpan(last); slotOf(rKey(j)) = j }
+    slotOf(id) = -1
+    rn = last
+  }
+
+  /** A new partial count `w` of `id` (not in the table); when the table is full, every count and
+    * the new one lose min(w, smallest count) (the Misra-Gries decrement, recorded in `pendDec`).
+    */
+  private def insert(id: Int, ts: Long, w0: Long): Unit = {
     var w = w0
-    if (rn == k) purgeZeros(dict)
     if (rn == k) {
       var mn = Long.MaxValue
       var i = 0
@@ -127,7 +151,7 @@ private[frequent] final class Scale(val lambda: Long, val k: Int) {
       while (i < rn) { rW(i) -= d; i += 1 }
       w -= d
       pendDec += d
-      purgeZeros(dict)
+      purgeZeros()
     }
     if (w > 0) {
       if (rn == rKey.length) {
@@ -135,44 +159,39 @@ private[frequent] final class Scale(val lambda: Long, val k: Int) {
         rKey = java.util.Arrays.copyOf(rKey, n); rW = java.util.Arrays.copyOf(rW, n); rSpan = java.util.Arrays.copyOf(rSpan, n)
       }
       rKey(rn) = id; rW(rn) = w; rSpan(rn) = ts
-      slotOf.put(id, rn)
+      setSlot(id, rn)
       rn += 1
-      dict.ref(id)
     }
   }
 
-  /** Removes the partial counts that reached 0 (their keys lose a reference). */
-  def purgeZeros(dict: KeyDict): Unit = {
+  /** Removes the partial counts at 0 in one pass (their keys lose a reference). */
+  private def purgeZeros(): Unit = {
     var j = 0
     var i = 0
-    var removed = false
     while (i < rn) {
-      if (rW(i) > 0) { rKey(j) = rKey(i); rW(j) = rW(i); rSpan(j) = rSpan(i); j += 1 }
-      else { dict.unref(rKey(i)); removed = true }
+      if (rW(i) > 0) { rKey(j) = rKey(i); rW(j) = rW(i); rSpan(j) = rSpan(i); slotOf(rKey(j)) = j; j += 1 }
+      else slotOf(rKey(i)) = -1
       i += 1
     }
     rn = j
-    if (removed) rebuildSlots()
-  }
-
-  def rebuildSlots(): Unit = {
-    slotOf = new IntIntMap
-    var i = 0
-    while (i < rn) { slotOf.put(rKey(i), i); i += 1 }
   }
 
   /** Sets the partial counts (decoding and merging); references are the caller's. */
   def setResiduals(keys: Array[Int], ws: Array[Long], spans: Array[Long], n: Int): Unit = {
     rKey = keys; rW = ws; rSpan = spans; rn = n
-    rebuildSlots()
+    var i = 0
+    while (i < n) { setSlot(rKey(i), i); i += 1 }
   }
 
   /** Weight of the total entries at the oldest timestamp held. */
   private def oldestGroupTotal: Long = {
     val t = ets(start)
-    var i = start; var g = 0L
-    while (i < end && ets(i) == t) { if (ekey(i) == Total) g += ew(i); i += 1 }
-    g
+    if (!oldValid || oldTs != t) {
+      var i = start; var g = 0L
+      while (i < end && ets(i) == t) { if (ekey(i) == Total) g += ew(i); i += 1 }
+      oldTs = t; oldG = g; oldValid = true
+    }
+    oldG
   }
 
   /** Whether the horizon rule drops the oldest timestamp: the total entries after it hold at
@@ -181,23 +200,24 @@ private[frequent] final class Scale(val lambda: Long, val k: Int) {
   def overHorizon(horizon: Long): Boolean = end > start && ringTotal - oldestGroupTotal >= horizon
 
   /** Drops every entry at the oldest timestamp (horizon rule; it is recorded in `dropped`). */
-  def dropOldest(dict: KeyDict): Unit = {
+  def dropOldest(): Unit = {
     val t = ets(start)
-    dropWhile(t, dict)
+    dropWhile(t)
     if (t > dropped) dropped = t
   }
 
   /** Drops the entries with ts <= `cut` (the window rule: no range reaches them). */
-  def dropWhile(cut: Long, dict: KeyDict): Unit = {
+  def dropWhile(cut: Long): Unit = {
     while (end > start && ets(start) <= cut) {
-      if (ekey(start) == Total) ringTotal -= ew(start) else dict.unref(ekey(start))
+      if (ekey(start) == Total) ringTotal -= ew(start)
       start += 1
+      oldValid = false
     }
     if (start == end) { start = 0; end = 0 }
   }
 
   /** A copy for the next scale (twice the block size), with its own references. */
-  def copyAs(lambda2: Long, dict: KeyDict): Scale = {
+  def copyAs(lambda2: Long): Scale = {
     val s = new Scale(lambda2, k)
     val n = end - start
     s.ets = java.util.Arrays.copyOfRange(ets, start, end); s.espan = java.util.Arrays.copyOfRange(espan, start, end)
@@ -205,12 +225,8 @@ private[frequent] final class Scale(val lambda: Long, val k: Int) {
     s.ekey = java.util.Arrays.copyOfRange(ekey, start, end)
     if (n == 0) { s.ets = new Array[Long](16); s.espan = new Array[Long](16); s.ew = new Array[Long](16); s.edec = new Array[Long](16); s.ekey = new Array[Int](16) }
     s.start = 0; s.end = n; s.ringTotal = ringTotal; s.dropped = dropped
-    var i = 0
-    while (i < n) { if (s.ekey(i) != Total) dict.ref(s.ekey(i)); i += 1 }
     s.setResiduals(java.util.Arrays.copyOf(rKey, math.max(rn, 1)), java.util.Arrays.copyOf(rW, math.max(rn, 1)),
       java.util.Arrays.copyOf(rSpan, math.max(rn, 1)), rn)
-    i = 0
-    while (i < rn) { dict.ref(rKey(i)); i += 1 }
     s.totR = totR; s.totSpan = totSpan; s.pendDec = pendDec
     s
   }
@@ -270,46 +286,14 @@ private[frequent] final class Scale(val lambda: Long, val k: Int) {
       if (ekey(i) == id) { hi += ew(i); if (espan(i) >= t0) lo += ew(i) }
       i += 1
     }
-    val slot = slotOf.get(id)
+    val slot = slotFor(id)
     if (slot >= 0 && rW(slot) > 0) { hi += rW(slot); if (rSpan(slot) >= t0) lo += rW(slot) }
     (lo, hi)
   }
 
-  def residualOf(id: Int): Int = slotOf.get(id)
 }
 
 private[frequent] object Scale {
   /** The key id of total entries. */
   final val Total = -1
-}
-
-/** Open-addressing map of non-negative int keys to int values (-1: absent), linear probing. */
-private[frequent] final class IntIntMap {
-  private var keys = Array.fill(16)(-1)
-  private var vals = new Array[Int](16)
-  private var n = 0
-
-  @inline private def slot(k: Int, mask: Int): Int = (k * 0x9E3779B9) >>> 7 & mask
-
-  def get(k: Int): Int = {
-    val mask = keys.length - 1
-    var i = slot(k, mask)
-    while (keys(i) != -1) { if (keys(i) == k) return vals(i); i = (i + 1) & mask }
-    -1
-  }
-
-  def put(k: Int, v: Int): Unit = {
-    if ((n + 1) * 2 > keys.length) grow()
-    val mask = keys.length - 1
-    var i = slot(k, mask)
-    while (keys(i) != -1) { if (keys(i) == k) { vals(i) = v; return }; i = (i + 1) & mask }
-    keys(i) = k; vals(i) = v; n += 1
-  }
-
-  private def grow(): Unit = {
-    val ok = keys; val ov = vals
-    keys = Array.fill(ok.length * 2)(-1); vals = new Array[Int](ok.length * 2); n = 0
-    var i = 0
-    while (i < ok.length) { if (ok(i) != -1) put(ok(i), ov(i)); i += 1 }
-  }
 }
