@@ -112,6 +112,8 @@ lazy val bench = (project in file("jvm/bench"))
     common,
     name := "ecmsketch-bench",
     scalacOptions ++= quiet212.value,
+    // TopKBench's baseline: the frequent-items sketch behind Spark's approx_top_k (not shipped)
+    libraryDependencies += "org.apache.datasketches" % "datasketches-java" % "6.1.1",
     Compile / run / mainClass := Some("ecmsketch.bench.CoreBench")
   )
 
