@@ -95,6 +95,22 @@ class FrequentMergeSuite extends AnyFunSuite {
     }
   }
 
+  test("rows in any order: shuffled rows cut into partitions, each sorted, merged as one stream") {
+    // what an aggregate over unordered rows does: partial sketches of one stream, merged once
+    val rows = zipf(30000, 2000, 1.1, 2, 22L)
+    val shuffled = new Random(23L).shuffle(rows)
+    val parts = shuffled.grouped(7000).map(p => build(p.sortBy(_.ts), 20000L, 0.03, levels = 1)).toSeq
+    val m = FrequentSketch.mergeSameStream(parts)
+    assert(m.mergeDepth == 1 && m.errorBound <= 0.03)
+    val now = rows.last.ts
+    check(m, oracle(rows), 20000L, now, ranges(rows, 20000L, now, 20, 24L))
+    // reversed: the same rows cut in time, handed over newest first, are time-disjoint (depth 0)
+    val slices = rows.grouped(5000).map(p => build(p, 20000L, 0.03, levels = 1)).toSeq.reverse
+    val r = FrequentSketch.merge(slices)
+    assert(r.mergeDepth == 0)
+    check(r, oracle(rows), 20000L, now, ranges(rows, 20000L, now, 20, 25L))
+  }
+
   test("refusals: parameters, key types, count windows; empty inputs") {
     val sp = spec(100L)
     val a = FrequentSketch.create(sp, 0.05); a.addKey(1L, 1L, 1L)
