@@ -112,8 +112,9 @@ lazy val bench = (project in file("jvm/bench"))
     common,
     name := "ecmsketch-bench",
     scalacOptions ++= quiet212.value,
-    // QuantileBench's baseline: the KLL sketch behind Spark 4's kll_sketch_agg_double (Spark 4.0.1 ships
-    // datasketches-java 6.1.1; Spark itself is Provided and not on bench's classpath)
+    // QuantileBench's and TopKBench's baselines: the KLL and frequent-items sketches behind Spark 4's
+    // kll_sketch_agg_double and approx_top_k (Spark 4.0.1 ships datasketches-java 6.1.1; Spark itself is
+    // Provided and not on bench's classpath; not shipped)
     libraryDependencies += "org.apache.datasketches" % "datasketches-java" % "6.1.1",
     Compile / run / mainClass := Some("ecmsketch.bench.CoreBench")
   )

@@ -7,8 +7,9 @@ import ecmsketch.dwave.DwKind
 import ecmsketch.ecm.EcmKind
 import ecmsketch.ecm.dyadic.DyadicKind
 import ecmsketch.eh.EhKind
-import ecmsketch.rwave.DistinctKind
+import ecmsketch.frequent.FrequentKind
 import ecmsketch.quantile.QuantileKind
+import ecmsketch.rwave.DistinctKind
 
 /** The registration list: every sketch kind, one line per family, in the order of their ids (the id
   * is the format's sketch kind byte, docs/FORMAT.md). Everything that reads any kind takes its kinds
@@ -17,7 +18,7 @@ import ecmsketch.quantile.QuantileKind
   * are listed by that family ([[ecmsketch.ecm.CellKinds]]).
   */
 object Families extends KindTable[SketchKind[_ <: WindowSketch]](
-    Seq(EhKind, EcmKind, DwKind, DistinctKind, DyadicKind, AsyncKind, DecayedKind, QuantileKind), "sketch kind", "kind")(_.id, _.name) {
+    Seq(EhKind, EcmKind, DwKind, DistinctKind, DyadicKind, AsyncKind, DecayedKind, QuantileKind, FrequentKind), "sketch kind", "kind")(_.id, _.name) {
 
   /** Decodes a sketch of any registered kind, validating every field; a SketchException names bad bytes. */
   def decode(bytes: Array[Byte]): WindowSketch = Codec.decode(bytes, get)

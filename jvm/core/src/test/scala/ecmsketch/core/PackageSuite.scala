@@ -64,7 +64,7 @@ class PackageSuite extends AnyFunSuite {
 }
 
 object PackageSuite {
-  val Families: Set[String] = Set("eh", "dwave", "rwave", "ecm", "asynchronous", "decayed", "quantile")
+  val Families: Set[String] = Set("eh", "dwave", "rwave", "ecm", "asynchronous", "decayed", "quantile", "frequent")
   /** The one composition the layout allows: an ECM-sketch holds cells of the counter families. */
   val Composes: Map[String, Set[String]] = Map("ecm" -> Set("eh", "dwave", "rwave"))
 

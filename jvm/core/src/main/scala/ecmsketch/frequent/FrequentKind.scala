@@ -1,0 +1,237 @@
+package ecmsketch.frequent
+
+import java.nio.charset.{CodingErrorAction, StandardCharsets}
+
+import ecmsketch.core.InfoField.{int, real, text}
+import ecmsketch.core.{ByteReader, ByteWriter, CellKind, Codec, InfoField, SketchException, SketchHeader, SketchKind, Windows}
+
+/** The frequent-items sketch (sketch kind 9, docs/design/windowed-top-k.md "Encoding"): cell kind 0,
+  * then body version, key type, the plan (q, k), the keys in ascending order, and per scale its
+  * drop mark, total residual, pending decrement, partial counts and entries. Timestamps are varint
+  * offsets (entries from the previous entry, the first from the first timestamp; spans and partial
+  * counts back from their entry or the last timestamp). Entries of one timestamp are in canonical
+  * order (totals first, then by key, span, weight, decrement), so a sketch has one encoding. Every
+  * field is validated on decode.
+  */
+object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
+  final val BodyVersion = 1
+
+  def describe: String = "a frequent-items sketch (from top_k_agg or top_k_merge)"
+  def expected: String = "a frequent-items sketch (from top_k_agg)"
+  def plural: String = "frequent-items sketches"
+  def cellKinds: Seq[CellKind] = Nil
+  def cellKindOf(s: FrequentSketch): Int = Codec.NoCells
+  def sizeHint(s: FrequentSketch): Int = (Codec.HeaderSize + 64 + 8 * s.storedEntries + 12L * s.keysHeld).min(Int.MaxValue - 64).toInt
+
+  private def corrupt(msg: String): Nothing = throw new SketchException(s"corrupt sketch: $msg")
+
+  /** Ids referenced by the sketch in ascending key order, and id -> index. */
+  private def keyIndex(s: FrequentSketch): (Array[Int], Map[Int, Int]) = {
+    if (s.dict == null) return (Array.empty, Map.empty)
+    val ids = { val m = s.referencedKeys(); (0 until m.length).filter(m(_)).toArray }
+    val sorted = ids.sortWith((a, b) => s.dict.compareKeys(a, b) < 0)
+    (sorted, sorted.zipWithIndex.toMap)
+  }
+
+  def encodeBody(s: FrequentSketch, out: ByteWriter): Unit = {
+    s.flush()
+    out.putByte(BodyVersion)
+    out.putByte(s.keyType)
+    out.putVarLong(s.plan.q)
+    out.putVarLong(s.plan.k.toLong)
+    val (ids, index) = keyIndex(s)
+    out.putVarLong(ids.length.toLong)
+    ids.foreach { id =>
+      if (s.dict.bytesKeys) { val b = s.dict.bytesKey(id); out.putVarLong(b.length.toLong); out.putBytes(b) }
+      else out.putLong(s.dict.longKey(id))
+    }
+    out.putByte(s.scales.size)
+    val first = s.firstTs; val last = s.lastTs
+    s.scales.foreach { sc =>
+      out.putVarLong(if (sc.dropped == Long.MinValue) 0L else sc.dropped - first + 1)
+      out.putVarLong(sc.totR)
+      if (sc.totR > 0) out.putVarLong(last - sc.totSpan)
+      out.putVarLong(sc.pendDec)
+      val live = (0 until sc.rn).filter(j => sc.rW(j) > 0).sortBy(j => index(sc.rKey(j)))
+      out.putVarLong(live.size.toLong)
+      live.foreach { j => out.putVarLong(index(sc.rKey(j)).toLong); out.putVarLong(sc.rW(j)); out.putVarLong(last - sc.rSpan(j)) }
+      val order = (sc.start until sc.end).sortWith { (a, b) => // canonical within a timestamp (stable in ts)
+        if (sc.ets(a) != sc.ets(b)) sc.ets(a) < sc.ets(b)
+        else compareEntry(sc, index, a, b) < 0
+      }
+      out.putVarLong(order.size.toLong)
+      var prev = first
+      order.foreach { i =>
+        out.putVarLong(sc.ets(i) - prev); prev = sc.ets(i)
+        out.putVarLong(sc.ets(i) - sc.espan(i))
+        val key = sc.ekey(i)
+        out.putVarLong(if (key == Scale.Total) 0L else index(key) + 1L)
+        out.putVarLong(sc.ew(i))
+        if (key == Scale.Total) out.putVarLong(sc.edec(i))
+      }
+    }
+  }
+
+  private def compareEntry(sc: Scale, index: Map[Int, Int], a: Int, b: Int): Int = {
+    def k(i: Int): Int = if (sc.ekey(i) == Scale.Total) -1 else index(sc.ekey(i))
+    val c1 = Integer.compare(k(a), k(b))
+    if (c1 != 0) c1
+    else if (sc.espan(a) != sc.espan(b)) java.lang.Long.compare(sc.espan(a), sc.espan(b))
+    else if (sc.ew(a) != sc.ew(b)) java.lang.Long.compare(sc.ew(a), sc.ew(b))
+    else java.lang.Long.compare(sc.edec(a), sc.edec(b))
+  }
+
+  def decodeBody(in: ByteReader, h: SketchHeader): FrequentSketch = {
+    val version = in.getByte("frequent-items body version")
+    if (version != BodyVersion) corrupt(s"frequent-items body version $version (this library reads $BodyVersion)")
+    val kt = in.getByte("key type")
+    if (kt > FreqKeys.MaxType) corrupt(s"key type $kt is not 0 (none), 1 (bigint), 2 (string), 3 (binary), 4 (int) or 5 (double)")
+    val plan = try FreqPlan.of(h.epsilon, h.levels) catch { case e: SketchException => corrupt(e.getMessage) }
+    val q = vl(in, "horizon ratio")
+    val k = vl(in, "table size")
+    if (q != plan.q || k != plan.k) corrupt(s"plan (q $q, k $k) is not (q ${plan.q}, k ${plan.k}), the one epsilon ${h.epsilon} and merge_levels ${h.levels} give")
+    if (h.depth > FreqPlan.MaxLevels * 8) corrupt(s"merge depth ${h.depth} is implausible")
+    val s = new FrequentSketch(h.spec, h.epsilon, h.levels, plan)
+    val nKeys = vin(in, "key count", 0, in.remaining.toLong).toInt
+    if (nKeys > 0 && kt == FreqKeys.Unset) corrupt("keys in a sketch without a key type")
+    if (kt != FreqKeys.Unset) s.setKeyType(kt)
+    val ids = new Array[Int](nKeys)
+    var i = 0
+    while (i < nKeys) {
+      val id =
+        if (FreqKeys.isBytes(kt)) {
+          val len = vin(in, s"length of key $i", 0, FreqKeys.MaxKeyBytes.toLong).toInt
+          val b = in.getBytes(len, s"key $i")
+          if (kt == FreqKeys.Str) checkUtf8(b, i)
+          s.dict.idOfBytes(b)
+        } else {
+          val v = in.getLong(s"key $i")
+          if (kt == FreqKeys.Int && v != v.toInt.toLong) corrupt(s"int key $i is $v, outside the int range")
+          if (kt == FreqKeys.Double && v != FreqKeys.doubleBits(java.lang.Double.longBitsToDouble(v)))
+            corrupt(s"double key $i has non-canonical bits (negative zero or a NaN payload)")
+          s.dict.idOfLong(v)
+        }
+      if (i > 0 && s.dict.compareKeys(ids(i - 1), id) >= 0) corrupt(s"keys are not in strictly ascending order at key $i")
+      ids(i) = id
+      i += 1
+    }
+    val nScales = in.getByte("scale count")
+    if (nScales > FrequentSketch.MaxScales) corrupt(s"$nScales scales, more than ${FrequentSketch.MaxScales}")
+    if (!h.hasRows && nScales > 0) corrupt("scales in an empty sketch")
+    val first = h.firstTs; val last = h.lastTs
+    val span = last - first // unsigned
+    def offsetBack(what: String): Long = { // a timestamp given as last - x, inside [first, last]
+      val x = vl(in, what)
+      if (java.lang.Long.compareUnsigned(x, span) > 0) corrupt(s"$what lies before the first timestamp")
+      last - x
+    }
+    val windowLo = if (h.spec.unbounded || !h.hasRows) Long.MinValue else Windows.lowerBound(last, h.spec.window)
+    val used = new Array[Int](nKeys)
+    var l = 0
+    while (l < nScales) {
+      val sc = new Scale(1L << l, plan.k)
+      val d = vl(in, s"drop mark of scale $l")
+      if (d != 0L) {
+        if (java.lang.Long.compareUnsigned(d - 1, span) > 0) corrupt(s"scale $l's drop mark lies after the last timestamp")
+        sc.dropped = first + (d - 1)
+      }
+      sc.totR = vin(in, s"total residual of scale $l", 0, h.count)
+      if (sc.totR > 0) sc.totSpan = offsetBack(s"total residual span of scale $l")
+      sc.pendDec = vin(in, s"pending decrement of scale $l", 0, h.count)
+      val rn = vin(in, s"partial count total of scale $l", 0, plan.k.toLong).toInt
+      val rk = new Array[Int](math.max(rn, 1)); val rw = new Array[Long](math.max(rn, 1)); val rs = new Array[Long](math.max(rn, 1))
+      var weight = sc.totR
+      var j = 0
+      var pidx = -1
+      while (j < rn) {
+        val idx = vin(in, s"key of partial count $j of scale $l", 0, nKeys - 1L).toInt
+        if (idx <= pidx) corrupt(s"partial counts of scale $l are not in ascending key order at $j")
+        pidx = idx
+        rk(j) = ids(idx); used(idx) += 1
+        rw(j) = vin(in, s"partial count $j of scale $l", 1, h.count)
+        rs(j) = offsetBack(s"span of partial count $j of scale $l")
+        j += 1
+      }
+      sc.setResiduals(rk, rw, rs, rn)
+      val n = vin(in, s"entry count of scale $l", 0, in.remaining.toLong / 4).toInt
+      var prev = first; var usedSpan = 0L
+      var keyWeight = 0L
+      var pk = -2; var pspan = 0L; var pw = 0L; var pdec = 0L
+      var e = 0
+      while (e < n) {
+        val dt = vl(in, s"timestamp of entry $e of scale $l")
+        if (java.lang.Long.compareUnsigned(dt, span - usedSpan) > 0) corrupt(s"entry $e of scale $l lies after the last timestamp")
+        usedSpan += dt
+        val ts = prev + dt
+        if (ts <= sc.dropped) corrupt(s"entry $e of scale $l lies at or before the scale's drop mark")
+        if (ts < windowLo) corrupt(s"entry $e of scale $l lies before the window (not canonical)")
+        val back = vl(in, s"span of entry $e of scale $l")
+        if (java.lang.Long.compareUnsigned(back, usedSpan) > 0) corrupt(s"entry $e of scale $l spans back before the first timestamp")
+        val sp = ts - back
+        val kv = vin(in, s"key of entry $e of scale $l", 0, nKeys.toLong).toInt
+        val w = vin(in, s"weight of entry $e of scale $l", 1, h.count)
+        val dec = if (kv == 0) vin(in, s"decrement of entry $e of scale $l", 0, h.count) else 0L
+        val kc = kv - 1
+        if (e > 0 && dt == 0) { // canonical order within a timestamp
+          val c = if (kc != pk) Integer.compare(kc, pk) else if (sp != pspan) java.lang.Long.compare(sp, pspan)
+            else if (w != pw) java.lang.Long.compare(w, pw) else java.lang.Long.compare(dec, pdec)
+          if (c < 0) corrupt(s"entries of scale $l at one timestamp are not in canonical order at entry $e")
+        }
+        pk = kc; pspan = sp; pw = w; pdec = dec
+        if (kv == 0) { weight += w; if (weight > h.count) corrupt(s"scale $l's totals exceed the total weight ${h.count}") }
+        else {
+          keyWeight += w
+          if (keyWeight > h.count) corrupt(s"scale $l's key entries exceed the total weight ${h.count}")
+          used(kc) += 1
+        }
+        sc.appendRaw(ts, sp, if (kv == 0) Scale.Total else ids(kc), w, dec)
+        prev = ts
+        e += 1
+      }
+      s.scales += sc
+      l += 1
+    }
+    i = 0
+    while (i < nKeys) { if (used(i) == 0) corrupt(s"key $i is held by no entry or partial count"); i += 1 }
+    if (nScales > 0 && s.scales.last.dropped != Long.MinValue) corrupt("the coarsest scale has a drop mark")
+    in.expectEnd()
+    s
+  }
+
+  /** A varint in its shortest form (one encoding per value: a longer one is refused as corrupt). */
+  private def vl(in: ByteReader, what: String): Long = {
+    val at = in.position
+    val v = in.getVarLong(what)
+    if (in.position - at > 1 && in.bytes(in.position - 1) == 0) corrupt(s"$what at byte $at is not in its shortest varint form")
+    v
+  }
+
+  private def vin(in: ByteReader, what: String, lo: Long, hi: Long): Long = {
+    val at = in.position
+    val v = vl(in, what)
+    if (v < lo || v > hi) corrupt(s"$what = $v at byte $at is outside [$lo, $hi]")
+    v
+  }
+
+  private def checkUtf8(b: Array[Byte], i: Int): Unit = {
+    val dec = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)
+    try dec.decode(java.nio.ByteBuffer.wrap(b))
+    catch { case _: java.nio.charset.CharacterCodingException => corrupt(s"string key $i is not valid UTF-8") }
+  }
+
+  def merge(xs: Seq[FrequentSketch]): FrequentSketch = FrequentSketch.merge(xs)
+  def mergeSameStream(xs: Seq[FrequentSketch]): FrequentSketch = FrequentSketch.mergeSameStream(xs)
+  def mergeDiffs(a: FrequentSketch, b: FrequentSketch): Seq[String] = a.diffs(b)
+
+  /** Only fields `sketch_info` declares today (core SketchDescription); the family's own ones
+    * (scales, horizon ratio, table size) are listed in docs/design/windowed-top-k.md.
+    */
+  def infoFields: Seq[InfoField] = Seq(text("key_type"), real("heavy_hitter_error_bound"), int("candidates"),
+    int("stored_entries"))
+
+  def info(s: FrequentSketch): Map[String, Any] =
+    Map("key_type" -> s.keyTypeName, "heavy_hitter_error_bound" -> s.errorBound,
+      "candidates" -> s.keysHeld, "stored_entries" -> s.storedEntries.toInt)
+
+  def errorBound(s: FrequentSketch): Double = s.errorBound
+}

@@ -1,0 +1,97 @@
+package ecmsketch.frequent
+
+import scala.util.Random
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import ecmsketch.Families
+import ecmsketch.core.{Codec, SketchException}
+
+/** Encoding: round trips, one encoding per sketch, every body field validated (behind a resealed
+  * checksum), sketch_info.
+  */
+class FrequentCodecSuite extends AnyFunSuite {
+  import FreqKit._
+
+  private def resealed(b: Array[Byte]): Array[Byte] = {
+    val c = b.clone()
+    val crc = Codec.checksum(c)
+    (0 until 4).foreach(i => c(Codec.ChecksumOffset + i) = (crc >>> (8 * i)).toByte)
+    c
+  }
+
+  private val sketches: Seq[(String, FrequentSketch)] = {
+    val z = build(zipf(20000, 2000, 1.1, 2, 31L), 15000L, 0.03)
+    val w = build(zipf(8000, 500, 1.0, 0, 32L, weights = true), 50L, 0.05, levels = 1)
+    val s = FrequentSketch.create(spec(1000L), 0.05)
+    zipf(5000, 300, 1.1, 1, 33L).foreach(r => s.addKey(s"page-${r.key}", r.ts, r.w))
+    val m = FrequentSketch.merge(Seq(w, build(zipf(8000, 500, 1.0, 0, 34L), 50L, 0.05, levels = 1)))
+    Seq("zipf" -> z, "weighted" -> w, "string" -> s, "merged" -> m)
+  }
+
+  test("round trips keep the bytes and the answers") {
+    sketches.foreach { case (name, s) =>
+      val d = roundTrip(s)
+      val now = s.lastTs
+      Seq[java.lang.Long](null, 1L, 17L).foreach { r =>
+        assert(d.rangeCount(r, now) == s.rangeCount(r, now), name)
+        assert(d.topK(20, r, now).map(x => (x.key, x.lower, x.upper)) == s.topK(20, r, now).map(x => (x.key, x.lower, x.upper)), name)
+      }
+      assert(d.mergeDepth == s.mergeDepth && d.scaleCount == s.scaleCount && d.storedEntries == s.storedEntries, name)
+    }
+  }
+
+  test("behind a resealed checksum, mutated bodies are refused with a SketchException or decode to a valid sketch") {
+    val r = new Random(35L)
+    var refused = 0; var total = 0
+    sketches.foreach { case (name, s) =>
+      val b = Codec.encode(FrequentKind, s)
+      (0 until 300).foreach { _ =>
+        val c = b.clone()
+        val at = Codec.ChecksumHeaderSize + r.nextInt(b.length - Codec.ChecksumHeaderSize)
+        c(at) = (c(at) ^ (1 << r.nextInt(8))).toByte
+        total += 1
+        try {
+          val d = Codec.decodeAs(FrequentKind, resealed(c))
+          // an accepted mutant is a sketch in its own right: it re-encodes to itself
+          val again = Codec.encode(FrequentKind, d); val want = resealed(c)
+          if (!java.util.Arrays.equals(again, want)) {
+            val i = again.indices.find(i => (i < 60 || i > 63) && (i >= want.length || again(i) != want(i))).getOrElse(again.length)
+            fail(s"$name: an accepted mutant at byte $at (of ${b.length}) re-encodes differently from byte $i: " +
+              s"${want.slice(i - 4, i + 8).toSeq} vs ${again.slice(i - 4, i + 8).toSeq}")
+          }
+          d.topK(5, null, null)
+        } catch { case _: SketchException => refused += 1 }
+      }
+    }
+    info(s"$refused of $total single-bit mutants refused")
+    assert(refused > total / 2)
+    // truncations are refused
+    val b = Codec.encode(FrequentKind, sketches.head._2)
+    (1 until 40).foreach { cut =>
+      val c = java.util.Arrays.copyOf(b, b.length - cut)
+      assert(intercept[SketchException](Families.decode(resealed(c))).getMessage.startsWith("corrupt sketch"))
+    }
+  }
+
+  test("targeted corruptions name the field") {
+    val s = sketches.head._2
+    val b = Codec.encode(FrequentKind, s)
+    val body = Codec.ChecksumHeaderSize
+    def refusal(c: Array[Byte]): String = intercept[SketchException](Families.decode(resealed(c))).getMessage
+    val v = b.clone(); v(body) = 2
+    assert(refusal(v).contains("frequent-items body version 2"))
+    val t = b.clone(); t(body + 1) = 9
+    assert(refusal(t).contains("key type 9"))
+    val q = b.clone(); q(body + 2) = (q(body + 2) + 1).toByte
+    assert(refusal(q).contains("plan (q"))
+  }
+
+  test("sketch_info reports the key type, the bound and what the sketch holds") {
+    val (_, s) = sketches(2)
+    val d = Families.info(s)
+    assert(d("kind") == "frequent" && d("key_type") == "string" && d("cell_kind") == null)
+    assert(d("heavy_hitter_error_bound") == s.errorBound && d("error_bound") == s.errorBound)
+    assert(d("candidates") == s.keysHeld && d("stored_entries") == s.storedEntries)
+  }
+}

@@ -1,0 +1,121 @@
+package ecmsketch.frequent
+
+import org.scalatest.funsuite.AnyFunSuite
+
+import ecmsketch.core.{Codec, SketchException}
+
+/** One sketch against exact answers: every interval holds the truth, every estimate is within the
+  * certified bound of the range's weight, heavy hitters and top-10 recall as promised.
+  */
+class FrequentSketchSuite extends AnyFunSuite {
+  import FreqKit._
+
+  private def run(rows: Seq[Row], window: Long, eps: Double, seed: Long): (FrequentSketch, Double) = {
+    val s = build(rows, window, eps)
+    val o = oracle(rows)
+    val last = rows.last.ts
+    var worst = 0.0
+    Seq(last, last + 3).foreach { now =>
+      worst = math.max(worst, check(s, o, window, now, ranges(rows, window, now, 40, seed)))
+    }
+    (s, worst)
+  }
+
+  test("Zipf keys in time order: intervals, bounds, heavy hitters, top-10 across ranges") {
+    val rows = zipf(60000, 5000, 1.1, 2, 1L)
+    val (s, worst) = run(rows, 40000L, 0.02, 2L)
+    assert(s.scaleCount >= 3, s"only ${s.scaleCount} scales: the test does not reach coarse scales")
+    info(f"scales ${s.scaleCount}, entries ${s.storedEntries}, keys ${s.keysHeld}, worst error ${worst}%.5f of n, bound ${s.errorBound}%.5f")
+  }
+
+  test("bursts: thousands of rows at one timestamp, ranges starting inside and on a burst") {
+    val rows = zipf(40000, 2000, 1.0, 0, 3L).zipWithIndex.map { case (r, i) => r.copy(ts = 1000L + i / 3000) }
+    run(rows, 20L, 0.02, 4L)
+  }
+
+  test("adversarial: many distinct keys beside a few heavy ones") {
+    val rows = adversarial(50000, 5L)
+    val (s, _) = run(rows, 800L, 0.02, 6L)
+    assert(s.keysHeld < 20000, s"${s.keysHeld} keys held")
+  }
+
+  test("keys at exactly (phi +- e) n are classified as promised") {
+    // range = the whole stream of n = 20000 rows; key 1 at phi + e, key 2 at phi - e (with e the bound)
+    val eps = 0.02
+    val e = FreqPlan.of(eps, 0).bound(0)
+    val n = 20000
+    val phi = 0.1
+    val hi = math.ceil((phi + e) * n).toInt; val lo = math.floor((phi - e) * n).toInt - 1
+    val keys = (Seq.fill(hi)(1L) ++ Seq.fill(lo)(2L) ++ (0 until n - hi - lo).map(i => 100L + i % 300)).toArray
+    val r = new scala.util.Random(7L); val shuffled = r.shuffle(keys.toSeq)
+    val rows = shuffled.zipWithIndex.map { case (k, i) => Row(k, i.toLong / 4, 1L) }
+    val s = build(rows, 1000000L, eps)
+    val hh = s.heavyHitters(phi, null, null).map(_.key)
+    assert(hh.contains(1L) && !hh.contains(2L), hh)
+  }
+
+  test("weighted rows") {
+    val rows = zipf(30000, 3000, 1.2, 3, 8L, weights = true)
+    run(rows, 30000L, 0.02, 9L)
+  }
+
+  test("a single sketch's bound is the plan's bound at depth 0, and at most epsilon") {
+    Seq(0.001, 0.01, 0.05, 0.3).foreach { eps =>
+      Seq(0, 1, 2).foreach { h =>
+        val p = FreqPlan.of(eps, h)
+        assert(p.bound(h) <= eps && p.bound(0) <= p.bound(h), (eps, h, p))
+      }
+    }
+  }
+
+  test("keys come back in their own type: int, bigint, double, string, binary") {
+    val sp = spec(100L)
+    val a = FrequentSketch.create(sp, 0.05); a.addInt(7, 1L, 3L); a.addInt(-2, 2L, 1L)
+    assert(a.topK(1, null, null).head.key == Integer.valueOf(7))
+    val b = FrequentSketch.create(sp, 0.05); b.addDouble(-0.0, 1L, 2L); b.addDouble(0.0, 1L, 1L); b.addDouble(2.5, 1L, 1L)
+    assert(b.topK(1, null, null).head == FrequentItem(java.lang.Double.valueOf(0.0), 3.0, 3L, 3L))
+    val c = FrequentSketch.create(sp, 0.05); c.addKey("héllo", 1L, 2L); c.addKey("x", 2L, 1L)
+    assert(c.topK(1, null, null).head.key == "héllo" && c.estimate("héllo", null, null).lower == 2L)
+    val d = FrequentSketch.create(sp, 0.05); d.addKey(Array[Byte](1, 2), 1L, 2L)
+    assert(d.topK(1, null, null).head.key.asInstanceOf[Array[Byte]].toSeq == Seq[Byte](1, 2))
+    Seq(a, b, c, d).foreach { s =>
+      val r = roundTrip(s)
+      assert(r.keyTypeName == s.keyTypeName)
+      def keys(x: FrequentSketch) = x.topK(3, null, null).map(_.key match { case b: Array[Byte] => b.toSeq; case o => o })
+      assert(keys(r) == keys(s))
+    }
+    assert(intercept[SketchException](c.addKey(5L, 3L, 1L)).getMessage.contains("holds string keys; cannot add a bigint key"))
+    assert(intercept[SketchException](c.estimate(java.lang.Long.valueOf(5L), null, null)).getMessage.contains("holds string keys"))
+    assert(intercept[SketchException](a.addDouble(1.0, 3L, 1L)).getMessage.contains("holds int keys; cannot add a double key"))
+  }
+
+  test("bad input: epsilon, merge levels, timestamps, weights, phi, k, range") {
+    val sp = spec(100L)
+    assert(intercept[SketchException](FrequentSketch.create(sp, 0.0)).getMessage.contains("epsilon must be in"))
+    assert(intercept[SketchException](FrequentSketch.create(sp, 1.0)).getMessage.contains("epsilon must be in"))
+    assert(intercept[SketchException](FrequentSketch.create(sp, Double.NaN)).getMessage.contains("epsilon must be in"))
+    assert(intercept[SketchException](FrequentSketch.create(sp, 0.01, 9)).getMessage.contains("merge_levels"))
+    val s = FrequentSketch.create(sp, 0.05)
+    s.addKey(1L, 10L, 1L)
+    assert(intercept[SketchException](s.addKey(1L, 9L, 1L)).getMessage.contains("non-decreasing"))
+    assert(intercept[SketchException](s.addKey(1L, 11L, -1L)).getMessage.contains("non-negative"))
+    assert(intercept[SketchException](s.addKey(null: String, 11L, 1L)).getMessage.contains("null"))
+    assert(intercept[SketchException](s.heavyHitters(0.0, null, null)).getMessage.contains("phi"))
+    assert(intercept[SketchException](s.topK(0, null, null)).getMessage.contains("k must be positive"))
+    assert(intercept[SketchException](s.rangeCount(101L, null)).getMessage.contains("exceeds the sketch window"))
+    assert(intercept[SketchException](s.rangeCount(5L, 9L)).getMessage.contains("must not precede"))
+  }
+
+  test("empty sketches and zero weights") {
+    val s = FrequentSketch.create(spec(100L), 0.05)
+    assert(s.topK(5, null, 0L).isEmpty && s.rangeCount(null, 0L) == RangeCount(0.0, 0L, 0L))
+    roundTrip(s)
+    s.addKey(4L, 5L, 0L)
+    assert(s.topK(5, null, null).isEmpty && s.keyTypeName == "bigint" && s.count == 0L)
+    roundTrip(s)
+    s.addKey(4L, 6L, 2L)
+    assert(s.estimate(java.lang.Long.valueOf(4L), 1L, null) == FrequentItem(java.lang.Long.valueOf(4L), 2.0, 2L, 2L))
+    assert(s.rangeCount(0L, null) == RangeCount(0.0, 0L, 0L))
+    assert(Codec.decodeAs(FrequentKind, Codec.encode(FrequentKind, s)).rangeCount(null, null) == s.rangeCount(null, null))
+  }
+}
