@@ -1,6 +1,6 @@
 package ecmsketch.asynchronous
 
-import ecmsketch.core.{LongHashMap, SketchException, WindowSketch, WindowSpec, Windows}
+import ecmsketch.core.{LongHashMap, Params, SketchException, WindowSketch, WindowSpec, Windows}
 import ecmsketch.hash.Hashing
 
 /** One level S_i of an async sketch: the elements selected into it, at most `alpha` of them (the
@@ -497,10 +497,7 @@ object AsyncSketch {
   def merge(xs: Seq[AsyncSketch]): AsyncSketch = {
     SketchException.require(xs.nonEmpty, "async merge needs at least one sketch")
     val first = xs.head
-    xs.foreach { s =>
-      val d = first.diffs(s)
-      if (d.nonEmpty) throw new SketchException(s"cannot merge async sketches with different parameters: ${d.mkString(", ")}")
-    }
+    Params.requireAllSame(AsyncKind.plural, xs)(_.diffs(_))
     val out = new AsyncSketch(first.spec, first.measure, first.epsilon, first.delta, first.seed, first.withIds, first.tradeoff)
     val withRows = xs.filter(_._hasRows)
     if (withRows.nonEmpty) {

@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.{ImperativeAggregate,
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import ecmsketch.core.{Bounds, Codec, KeyType, SketchException, SketchKind, WindowSketch, WindowSpec}
+import ecmsketch.core.{Bounds, Codec, KeyType, Params, SketchException, SketchKind, WindowSketch, WindowSpec}
 import ecmsketch.dwave.{DwKind, DwSketch}
 import ecmsketch.ecm.{EcmKind, EcmSketch, Planner, QueryKind}
 import ecmsketch.format.MergeBuffer
@@ -346,8 +346,7 @@ abstract class SketchMergeAgg[S <: WindowSketch] extends TypedImperativeAggregat
   private def check(buffer: MergeBuffer, s: S): Unit = {
     if (buffer.reference == null) buffer.reference = s
     else {
-      val d = diffs(buffer.reference.asInstanceOf[S], s)
-      if (d.nonEmpty) throw new SketchException(s"$prettyName: cannot merge $kindName with different parameters: ${d.mkString(", ")}")
+      Params.requireSame(kindName, diffs(buffer.reference.asInstanceOf[S], s), context = prettyName)
       if (s.spec.countWindow)
         WindowSketch.checkMergeable(Seq(buffer.reference, s), prettyName)
     }
