@@ -1,64 +1,7 @@
 package ecmsketch.asynchronous
 
-import ecmsketch.core.{SketchException, WindowSketch, WindowSpec, Windows}
+import ecmsketch.core.{LongHashMap, Params, SketchException, WindowSketch, WindowSpec, Windows}
 import ecmsketch.hash.Hashing
-
-/** Open-addressing set of 64-bit identity hashes (linear probing, backward-shift deletion). */
-private[asynchronous] final class HashSet64 {
-  private var keys = new Array[Long](16)
-  private var n = 0
-  private var hasZero = false
-
-  @inline private def slot(k: Long, mask: Int): Int = (Hashing.mix64(k) >>> 40).toInt & mask
-
-  def contains(k: Long): Boolean =
-    if (k == 0L) hasZero
-    else {
-      val mask = keys.length - 1
-      var i = slot(k, mask)
-      while (keys(i) != 0L) { if (keys(i) == k) return true; i = (i + 1) & mask }
-      false
-    }
-
-  def add(k: Long): Unit =
-    if (k == 0L) hasZero = true
-    else {
-      if ((n + 1) * 2 > keys.length) grow()
-      val mask = keys.length - 1
-      var i = slot(k, mask)
-      while (keys(i) != 0L) { if (keys(i) == k) return; i = (i + 1) & mask }
-      keys(i) = k; n += 1
-    }
-
-  def remove(k: Long): Unit =
-    if (k == 0L) hasZero = false
-    else {
-      val mask = keys.length - 1
-      var i = slot(k, mask)
-      while (keys(i) != k) { if (keys(i) == 0L) return; i = (i + 1) & mask }
-      // backward shift: move later entries of the probe run into the hole
-      var j = i
-      var done = false
-      while (!done) {
-        j = (j + 1) & mask
-        val kj = keys(j)
-        if (kj == 0L) done = true
-        else {
-          val ideal = slot(kj, mask)
-          if (((j - ideal) & mask) >= ((j - i) & mask)) { keys(i) = kj; i = j }
-        }
-      }
-      keys(i) = 0L; n -= 1
-    }
-
-  def size: Int = n + (if (hasZero) 1 else 0)
-
-  private def grow(): Unit = {
-    val old = keys
-    keys = new Array[Long](old.length * 2); n = 0
-    old.foreach(k => if (k != 0L) add(k))
-  }
-}
 
 /** One level S_i of an async sketch: the elements selected into it, at most `alpha` of them (the
   * newest in the total order (t, h, v): timestamp, identity hash, value bits), and the discard marker
@@ -77,7 +20,7 @@ private[asynchronous] final class Level {
   var end = 0
   var hasDisc = false
   var disc = 0L
-  private var ids = new HashSet64
+  private val ids = new LongHashMap
   private var sorted = true
 
   def size: Int = end - start
@@ -175,7 +118,7 @@ private[asynchronous] final class Level {
   /** Replaces the contents by arrays sorted ascending and distinct (from a union or a decode). */
   def set(t: Array[Long], h: Array[Long], v: Array[Long], n: Int): Unit = {
     ts = t; hs = h; vs = v; start = 0; end = n
-    ids = new HashSet64; var i = 0; while (i < n) { ids.add(h(i)); i += 1 }
+    ids.reset(n); var i = 0; while (i < n) { ids.add(h(i)); i += 1 }
     sorted = true
   }
 
@@ -555,10 +498,7 @@ object AsyncSketch {
   def merge(xs: Seq[AsyncSketch]): AsyncSketch = {
     SketchException.require(xs.nonEmpty, "async merge needs at least one sketch")
     val first = xs.head
-    xs.foreach { s =>
-      val d = first.diffs(s)
-      if (d.nonEmpty) throw new SketchException(s"cannot merge async sketches with different parameters: ${d.mkString(", ")}")
-    }
+    Params.requireAllSame(AsyncKind.plural, xs)(_.diffs(_))
     val out = new AsyncSketch(first.spec, first.measure, first.epsilon, first.delta, first.seed, first.withIds, first.tradeoff)
     val withRows = xs.filter(_._hasRows)
     if (withRows.nonEmpty) {

@@ -110,14 +110,14 @@ abstract class WindowSketch {
     * runs and its fine side runs, docs/design/rows-in-any-order.md "Rows in any order"), the depth is
     * [[Bounds.mixedMergeDepth]]: the inputs' bounds expressed as a depth at this cell epsilon, plus one.
     */
-  protected def mergeStateFrom(inputs: Seq[WindowSketch], contributing: Seq[WindowSketch]): Unit =
+  protected[ecmsketch] def mergeStateFrom(inputs: Seq[WindowSketch], contributing: Seq[WindowSketch]): Unit =
     mergeStateFrom(inputs, contributing, Seq(contributing))
 
   /** As above, for a merge that laid time-disjoint `clusters` of the contributing inputs side by side
     * after merging each cluster (docs/design/merging.md, "Time-disjoint merges"): the depth is the largest
     * cluster's, a cluster of one input keeping that input's depth and a larger one adding a level.
     */
-  protected def mergeStateFrom(inputs: Seq[WindowSketch], contributing: Seq[WindowSketch], clusters: Seq[Seq[WindowSketch]]): Unit = {
+  protected[ecmsketch] def mergeStateFrom(inputs: Seq[WindowSketch], contributing: Seq[WindowSketch], clusters: Seq[Seq[WindowSketch]]): Unit = {
     val withRows = inputs.filter(_._hasRows)
     _hasRows = withRows.nonEmpty
     _firstTs = if (_hasRows) withRows.map(_._firstTs).min else Long.MaxValue

@@ -1,16 +1,13 @@
 package ecmsketch.decayed
 
-import ecmsketch.core.SketchException
+import ecmsketch.core.{Params, SketchException}
 
 /** The merge of decayed sketches ([[DecayedSketch.merge]]). */
 private[decayed] object DecayedMerge {
   def merge(xs: Seq[DecayedSketch]): DecayedSketch = {
     SketchException.require(xs.nonEmpty, "decayed merge needs at least one sketch")
     val first = xs.head
-    xs.foreach { s =>
-      val d = first.diffs(s)
-      if (d.nonEmpty) throw new SketchException(s"cannot merge decayed sketches with different parameters: ${d.mkString(", ")}")
-    }
+    Params.requireAllSame(DecayedKind.plural, xs)(_.diffs(_))
     xs.foreach(_.compactAll()) // the inputs are then only read, under their own locks
     val out = new DecayedSketch(first.params)
     var j = 0

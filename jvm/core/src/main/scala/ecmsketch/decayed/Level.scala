@@ -1,5 +1,7 @@
 package ecmsketch.decayed
 
+import ecmsketch.core.LongHashMap
+
 /** A level S_i (CTX §3.2, Algorithms 1-3): at most tau entries, those with the largest keys, and t_i, the largest
   * key discarded (`discarded` false while nothing was).
   *
@@ -15,7 +17,7 @@ package ecmsketch.decayed
   *
   * Storage is primitive and lazy. An offer whose key is above the current t_i is appended to one flat
   * array (no lookup, no heap); when it holds 2 tau entries, or when anything reads the
-  * level, [[compact]] keeps the winning version of each id (an open-addressing table of the slots),
+  * level, [[compact]] keeps the winning version of each id (a [[LongHashMap]] from id to slot),
   * finds the (tau + 1)-th largest key ([[Level.select]]), raises t_i to it and keeps what
   * lies above. Each compaction costs O(tau) for at least tau offers. The t_i an offer is tested
   * against is never above the final one (an order statistic of a subset of F, each key at most its
@@ -142,27 +144,17 @@ final class Level(val tau: Int) {
     val sc = Level.scratch.get()
     val live = sc.live(n)
     // 1. one version per id: the winner of each id keeps its slot live
-    var tc = 4
-    while (tc < 2 * n) tc <<= 1
-    val table = sc.table(tc)
-    val mask = tc - 1
+    val table = sc.slotOfId
+    table.reset(n)
     var s = 0
     while (s < n) {
-      val id = ids(s)
-      val h = id * 0x9E3779B97F4A7C15L
-      var b = (h ^ (h >>> 32)).toInt & mask
-      var done = false
-      while (!done) {
-        val r = table(b) - 1
-        if (r < 0) { table(b) = s + 1; live(s) = true; done = true }
-        else if (ids(r) == id) {
-          if (beats(s, r)) { table(b) = s + 1; live(r) = false; live(s) = true } else live(s) = false
-          done = true
-        } else b = (b + 1) & mask
-      }
+      val r = table.putIfAbsent(ids(s), s)
+      if (r == LongHashMap.Missing) live(s) = true
+      else if (beats(s, r)) { table.put(ids(s), s); live(r) = false; live(s) = true }
+      else live(s) = false
       s += 1
     }
-    java.util.Arrays.fill(table, 0, tc, 0)
+    if (table.capacity > 2 * Level.Keep) table.reset(0) // a huge level's table is not kept
     // 2. the overflow rule: t_i = max(t_i, the (tau + 1)-th largest key) when more than tau remain
     var m = 0
     val ks = sc.keys(n)
@@ -198,12 +190,14 @@ object Level {
 
   val ById: java.util.Comparator[Entry] = (x: Entry, y: Entry) => java.lang.Long.compare(x.id, y.id)
 
-  /** Per-thread scratch of [[Level.compact]], kept while small (a compaction of a huge level allocates). */
+  /** Per-thread scratch of [[Level.compact]], kept while small (a compaction of a huge level
+    * allocates, and its id table is dropped after it).
+    */
   private final class Scratch {
-    private var t = new Array[Int](1024)
+    /** The slot of each id's winning version (reset per compaction; it shrinks when far too large). */
+    val slotOfId = new LongHashMap(512, withValues = true)
     private var l = new Array[Boolean](512)
     private var k = new Array[Long](512)
-    def table(n: Int): Array[Int] = if (n <= t.length) t else { val a = new Array[Int](n); if (n <= Keep) t = a; a }
     def live(n: Int): Array[Boolean] = if (n <= l.length) l else { val a = new Array[Boolean](n); if (n <= Keep) l = a; a }
     def keys(n: Int): Array[Long] = if (n <= k.length) k else { val a = new Array[Long](n); if (n <= Keep) k = a; a }
   }

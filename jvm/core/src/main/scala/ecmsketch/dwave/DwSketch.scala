@@ -1,6 +1,6 @@
 package ecmsketch.dwave
 
-import ecmsketch.core.{Bounds, CounterSketch, SketchException, WindowCounter, WindowSketch, WindowSpec}
+import ecmsketch.core.{CounterMerges, CounterSketch, WindowCounter, WindowSpec}
 
 /** A stand-alone deterministic wave with a plan and a certified bound ([[CounterSketch]]). Its
   * `count` throws a SketchException naming max_arrivals when the range reaches a stretch where more
@@ -24,7 +24,7 @@ final class DwSketch private (val spec: WindowSpec, val epsilon: Double, val pla
   def diffs(o: DwSketch): Seq[String] = commonDiffs(o)
 }
 
-object DwSketch {
+object DwSketch extends CounterMerges[DwSketch, DetWave] {
   /** A new wave whose bound is `epsilon` after `levels` merge levels, with max_arrivals `maxArrivals`. */
   def create(spec: WindowSpec, epsilon: Double, levels: Int, maxArrivals: Long): DwSketch = {
     val cellEps = CounterSketch.cellEpsilonFor(epsilon, levels)
@@ -34,42 +34,27 @@ object DwSketch {
   private[ecmsketch] def restore(spec: WindowSpec, epsilon: Double, levels: Int, cellEps: Double, w: DetWave): DwSketch =
     new DwSketch(spec, epsilon, levels, cellEps, w)
 
-  /** A fresh fine side run of `main` (cells of Bounds.sideCellEpsilon, the same U), or None (docs/design/rows-in-any-order.md, "Rows in any order"). */
-  private[ecmsketch] def sideOf(main: DwSketch): Option[DwSketch] =
-    Bounds.sideCellEpsilon(main.cellEpsilon).map { cf =>
-      new DwSketch(main.spec, main.epsilon, Bounds.sideLevels(main.plannedLevels), cf, new DetWave(DwConfig(cf, main.spec.window, main.maxArrivals)))
-    }
+  // side runs, mixed, cross-site and partial merges: CounterMerges; the wave-specific parts follow
+  protected def plural: String = DwKind.plural
+  protected def mergeName: String = "dwave merge"
+  protected def cellOf(s: DwSketch): DetWave = s.wave
+  protected def diffsOf(a: DwSketch, b: DwSketch): Seq[String] = a.diffs(b)
+  protected def copyOf(s: DwSketch): DwSketch = s.copy()
+  protected def make(like: DwSketch, levels: Int, cellEpsilon: Double, w: DetWave): DwSketch =
+    new DwSketch(like.spec, like.epsilon, levels, cellEpsilon, w)
+  /** A side run keeps `like`'s U. */
+  protected def emptyCell(like: DwSketch, cellEpsilon: Double): DetWave = new DetWave(DwConfig(cellEpsilon, like.spec.window, like.maxArrivals))
 
-  /** Merge of partial waves of one stream that differ at most in cell epsilon (and planned levels)
-    * into `target`'s cell epsilon; depth Bounds.mixedMergeDepth (docs/design/rows-in-any-order.md; checked against an
+  /** U of a mixed merge: mergedArrivals(sameStream) of the contributing inputs (checked against an
     * oracle in IngestSuite).
     */
-  private[ecmsketch] def mergeMixed(target: DwSketch, sketches: Seq[DwSketch]): DwSketch = {
-    SketchException.require(sketches.nonEmpty, "merge needs at least one sketch")
-    if (sketches.forall(s => s.cellEpsilon == target.cellEpsilon && s.plannedLevels == target.plannedLevels)) return mergeUnchecked(sketches)
-    sketches.foreach { s =>
-      val d = WindowSketch.mixedDiffs(target.diffs(s))
-      if (d.nonEmpty) throw new SketchException(s"cannot merge deterministic waves with different parameters: ${d.mkString(", ")}")
-    }
-    val contributing = sketches.filter(!_.wave.isEmpty)
+  protected def mixedCell(target: DwSketch, sketches: Seq[DwSketch], contributing: Seq[DwSketch]): DetWave = {
     val u =
       if (contributing.isEmpty) keeperOfU(sketches).maxArrivals
       else if (contributing.size == 1) contributing.head.maxArrivals
       else DwConfig.mergedArrivals(contributing.map(_.maxArrivals), sameStream = true)
-    val w = DetWave.merge(sketches.map(_.wave), DwConfig(target.cellEpsilon, target.spec.window, u))
-    val out = new DwSketch(target.spec, target.epsilon, target.plannedLevels, target.cellEpsilon, w)
-    out.mergeStateFrom(sketches, contributing)
-    out
+    DetWave.merge(sketches.map(_.wave), DwConfig(target.cellEpsilon, target.spec.window, u))
   }
-
-  /** Cross-site merge: count-based sketches refused; U = DwConfig.mergedArrivals. */
-  def merge(sketches: Seq[DwSketch]): DwSketch = {
-    WindowSketch.checkMergeable(sketches, "dwave merge")
-    mergeImpl(sketches, sameStream = false)
-  }
-
-  /** Merge of partial sketches of one stream (count windows allowed): U = mergedArrivals(sameStream). */
-  private[ecmsketch] def mergeUnchecked(sketches: Seq[DwSketch]): DwSketch = mergeImpl(sketches, sameStream = true)
 
   /** The input whose U a merge keeps when no input holds items: the largest U among the inputs
     * with rows (among all inputs if none has rows), so that the result depends neither on the input
@@ -80,29 +65,20 @@ object DwSketch {
     (if (withRows.nonEmpty) withRows else sketches).maxBy(_.maxArrivals)
   }
 
-  /** When at most one input holds items, its wave is copied (with its own U), so that no error is
-    * added where the merge depth does not grow.
+  /** U = DwConfig.mergedArrivals (cross-site, or of one stream for partial merges); when at most
+    * one input holds items, its wave is merged with its own U, so that no error is added where the
+    * merge depth does not grow. One order-preserving merge: no time-disjoint clusters.
     */
-  private def mergeImpl(sketches: Seq[DwSketch], sameStream: Boolean): DwSketch = {
-    SketchException.require(sketches.nonEmpty, "dwave merge needs at least one sketch")
-    val first = sketches.head
-    sketches.tail.foreach { s =>
-      val d = first.diffs(s)
-      if (d.nonEmpty) throw new SketchException(s"cannot merge deterministic waves with different parameters: ${d.mkString(", ")}")
-    }
-    if (sketches.size == 1) return first.copy()
-    // cross-site merges: inputs a whole window behind the merged clock do not count (docs/design/merging.md)
-    val contributing = if (sameStream) sketches.filter(!_.wave.isEmpty) else WindowSketch.retaining(sketches)(_.wave)
+  protected def mergedCell(sketches: Seq[DwSketch], contributing: Seq[DwSketch], crossSite: Boolean): (DetWave, Seq[Seq[DwSketch]]) = {
     val w =
       if (contributing.size <= 1) {
         val src = contributing.headOption.getOrElse(keeperOfU(sketches))
         DetWave.merge(sketches.map(_.wave), src.wave.config)
       } else {
-        val u = DwConfig.mergedArrivals(contributing.map(_.maxArrivals), sameStream)
+        val first = sketches.head
+        val u = DwConfig.mergedArrivals(contributing.map(_.maxArrivals), sameStream = !crossSite)
         DetWave.merge(sketches.map(_.wave), DwConfig(first.cellEpsilon, first.spec.window, u))
       }
-    val out = new DwSketch(first.spec, first.epsilon, first.plannedLevels, first.cellEpsilon, w)
-    out.mergeStateFrom(sketches, contributing)
-    out
+    (w, Seq(contributing))
   }
 }

@@ -1,6 +1,6 @@
 package ecmsketch.ecm
 
-import ecmsketch.core.{CellOps, Codec, KeyType, SketchException, WindowCounter, WindowSketch, Windows}
+import ecmsketch.core.{CellOps, Codec, KeyType, Params, SketchException, WindowCounter, WindowSketch, Windows}
 
 /** The merges of ECM-sketches ([[EcmSketch.merge]] and the merges of partial sketches of one stream):
   * cell-wise n-way merges, or time-disjoint layouts of clusters of inputs.
@@ -13,10 +13,7 @@ private[ecm] object EcmMerge {
                 sizeLimit: EcmSketch => Option[Long] = _ => None): EcmSketch = {
     SketchException.require(sketches.nonEmpty, "merge needs at least one sketch")
     val first = sketches.head
-    sketches.foreach { s =>
-      val d = first.diffs(s)
-      if (d.nonEmpty) throw new SketchException(s"cannot merge ECM-sketches with different parameters: ${d.mkString(", ")}")
-    }
+    Params.requireAllSame(EcmKind.plural, sketches)(_.diffs(_))
     val keyType = KeyType.merged(sketches.map(_._keyType), "ECM-sketches")
     // inputs on their own clocks, as their bytes are: which inputs contribute, and the merge itself,
     // must not depend on whether an input was encoded (or decoded) before
@@ -111,7 +108,7 @@ private[ecm] object EcmMerge {
     sketches.foreach { s =>
       val d = WindowSketch.mixedDiffs(target.diffs(s))
       if (d.nonEmpty || s.plan.copy(levels = plan.levels, cellEpsilon = plan.cellEpsilon) != plan)
-        throw new SketchException(s"cannot merge ECM-sketches with different parameters: ${(d :+ "plan").mkString(", ")}")
+        Params.requireSame(EcmKind.plural, d :+ "plan")
     }
     val keyType = KeyType.merged(sketches.map(_._keyType), "ECM-sketches")
     sketches.foreach(_.syncCells())

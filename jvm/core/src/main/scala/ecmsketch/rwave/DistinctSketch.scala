@@ -1,6 +1,6 @@
 package ecmsketch.rwave
 
-import ecmsketch.core.{KeyType, KeyedSketch, SketchException, WindowSketch, WindowSpec}
+import ecmsketch.core.{KeyType, KeyedSketch, Params, SketchException, WindowSketch, WindowSpec}
 import ecmsketch.hash.Hashing
 
 /** Sliding-window distinct count (GT §5 distinct-values wave): estimates the number of distinct
@@ -131,10 +131,7 @@ object DistinctSketch {
   private[ecmsketch] def mergeUnchecked(sketches: Seq[DistinctSketch]): DistinctSketch = {
     SketchException.require(sketches.nonEmpty, "merge needs at least one sketch")
     val first = sketches.head
-    sketches.foreach { s =>
-      val d = first.diffs(s)
-      if (d.nonEmpty) throw new SketchException(s"cannot merge distinct-count sketches with different parameters: ${d.mkString(", ")}")
-    }
+    Params.requireAllSame(DistinctKind.plural, sketches)(_.diffs(_))
     val keyType = KeyType.merged(sketches.map(_._keyType), "distinct-count sketches")
     if (sketches.size == 1) return first.copy()
     val contributing = sketches.filter(s => !s.wave.isEmpty)

@@ -1,6 +1,6 @@
 package ecmsketch.rwave
 
-import ecmsketch.core.{ByteReader, ByteWriter, CellOps, SketchException, WindowCounter, Windows}
+import ecmsketch.core.{ByteReader, ByteWriter, CellOps, LongHashMap, SketchException, WindowCounter, Windows}
 
 /** Randomized-wave cells (cell kind 3). Merges are lossless, so the bound does not grow with depth.
   *
@@ -115,7 +115,7 @@ object RwCells {
   }
 
   /** Items of instance i's levels >= 1 not in level 0 (`inLevel0`), sorted by (ts, id), without duplicates. */
-  private def extras(w: RandWave, i: Int, inLevel0: IdSet): (Array[Long], Array[Long], Int) = {
+  private def extras(w: RandWave, i: Int, inLevel0: LongHashMap): (Array[Long], Array[Long], Int) = {
     val ls = if (w.levels == null) null else w.levels(i)
     if (ls == null) return (null, null, 0)
     var total = 0

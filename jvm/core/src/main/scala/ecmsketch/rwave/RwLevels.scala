@@ -1,5 +1,6 @@
 package ecmsketch.rwave
 
+import ecmsketch.core.LongHashMap
 import ecmsketch.hash.Hashing
 
 /** One level of one instance: (ts, id) entries in non-decreasing ts order (usually also by id, see `sorted`). Between compactions the
@@ -23,8 +24,9 @@ private[rwave] final class Level(initial: Int) {
 }
 
 private[rwave] final class Scratch {
-  val set = new IdSet
-  val set2 = new IdSet
+  /** Id sets of compactions, merges and encodings (reset, never reallocated, per job). */
+  val set = new LongHashMap(32, withValues = false)
+  val set2 = new LongHashMap(32, withValues = false)
   var est: Array[Double] = new Array[Double](16)
   /** Batch insertion: ids reduced mod p; level hashes and the items with h >= l (small batches);
     * the items a big batch keeps (newest first) with their first and last level, per-level counts,

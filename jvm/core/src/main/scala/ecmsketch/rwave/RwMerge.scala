@@ -1,6 +1,6 @@
 package ecmsketch.rwave
 
-import ecmsketch.core.SketchException
+import ecmsketch.core.{Params, SketchException}
 
 /** The merge of randomized waves ([[RandWave.merge]]): per instance and level, a k-way heap merge
   * of the inputs' levels from the newest end.
@@ -12,8 +12,7 @@ private[rwave] object RwMerge {
     SketchException.require(inputs.nonEmpty, "randomized-wave merge needs at least one wave")
     inputs.foreach { w =>
       SketchException.require(w != null, "randomized-wave merge: null input")
-      val d = config.diffs(w.config)
-      if (d.nonEmpty) throw new SketchException(s"cannot merge randomized waves with different parameters: ${d.mkString(", ")}")
+      Params.requireSame("randomized waves", config.diffs(w.config))
     }
     val out = new RandWave(config)
     out.salt = mergedSalt(inputs)

@@ -454,22 +454,6 @@ class RandWaveSuite extends AnyFunSuite {
     assert(RandWave.merge(Seq(c1, c2), c1.config).estimateFrom(0) == 100.0)
   }
 
-  test("IdSet: add and contains agree with a hash set across generations, growth past the size asked and shrinking") {
-    val set = new IdSet
-    val rnd = new Random(3)
-    for ((asked, adds) <- Seq((10, 5), (10, 5000), (100000, 300), (4, 70000), (3000, 3000), (1, 1))) {
-      set.reset(asked)
-      val ref = scala.collection.mutable.HashSet[Long]()
-      for (_ <- 0 until adds) {
-        // ids from a small range repeat; multiples of 2^40 collide in the low bits
-        val id = rnd.nextInt(4) match { case 0 => rnd.nextInt(adds).toLong; case 1 => rnd.nextInt(adds).toLong << 40; case _ => rnd.nextLong() }
-        assert(set.add(id) == ref.add(id), s"asked $asked: add($id)")
-      }
-      ref.foreach(id => assert(set.contains(id)))
-      for (_ <- 0 until 1000) { val id = rnd.nextLong(); assert(set.contains(id) == ref.contains(id)) }
-    }
-  }
-
   test("addSortedBatch equals one-by-one adds (identical bytes)") {
     // capacity 400: batches of 800 and more items over 3000 values leave the batch whole (few
     // repeats), over 450 values deduplicate it first (the newest 800 items hold fewer than 400 ids)

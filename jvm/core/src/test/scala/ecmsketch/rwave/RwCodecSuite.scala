@@ -185,7 +185,7 @@ class RwCodecSuite extends AnyFunSuite {
       val l0 = w.level0
       o.putVarLong(l0.n); var p = 0L
       (0 until l0.n).foreach { j => o.putVarLong(l0.ts(j) - p); o.putLong(l0.ids(j)); p = l0.ts(j) }
-      val set = new IdSet; set.reset(l0.n); (0 until l0.n).foreach(j => set.add(l0.ids(j)))
+      val set = new ecmsketch.core.LongHashMap; set.reset(l0.n); (0 until l0.n).foreach(j => set.add(l0.ids(j)))
       for (i <- 0 until cfg.instances) {
         val items = scala.collection.mutable.TreeSet[(Long, Long)]()
         for (l <- 1 to 60) { val lv = w.levelAt(i, l); if (lv != null) (0 until lv.n).foreach(j => if (!set.contains(lv.ids(j))) items += ((lv.ts(j), lv.ids(j)))) }

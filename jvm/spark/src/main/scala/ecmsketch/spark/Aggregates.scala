@@ -6,12 +6,12 @@ import ecmsketch.rwave.DistinctOps
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, Expression, Literal}
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{ImperativeAggregate, TypedImperativeAggregate}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import ecmsketch.core.{Bounds, Codec, KeyType, SketchException, SketchKind, WindowSketch, WindowSpec}
+import ecmsketch.core.{Bounds, Codec, KeyType, Params, SketchException, SketchKind, WindowSketch, WindowSpec}
 import ecmsketch.dwave.{DwKind, DwSketch}
 import ecmsketch.ecm.{EcmKind, EcmSketch, Planner, QueryKind}
 import ecmsketch.format.MergeBuffer
@@ -65,8 +65,8 @@ abstract class IngestAgg[S <: WindowSketch] extends TypedImperativeAggregate[Ing
 
   override def createAggregationBuffer(): Ingest[S] = new Ingest(ops, spec.window, IngestAgg.bufferSalt())
 
-  // How update reads ts and value: straight from the row when they are bound integral columns
-  // (no boxing), else through eval (see [[InputColumn]]).
+  // How update reads ts and value: straight from the row when they are bound columns (no boxing),
+  // else through eval (see [[InputColumn]]).
   @transient private lazy val tsCol = InputColumn.integral(ts)
   @transient private lazy val valueCol = if (hasValue) InputColumn.integral(value) else InputColumn.Absent
 
@@ -76,14 +76,11 @@ abstract class IngestAgg[S <: WindowSketch] extends TypedImperativeAggregate[Ing
   /** [[addRow]]; when the ingest keeps the row and `key` is not null, [[annexAdd]] sees it too. */
   protected final def addKeyedRow(buffer: Ingest[S], fp: Long, input: InternalRow, key: Array[Byte]): Unit = {
     val tc = tsCol
-    val t: Long =
-      if (tc.ordinal >= 0) { if (input.isNullAt(tc.ordinal)) return; tc.read(input) }
-      else { val x = ts.eval(input); if (x == null) return; Args.longOf(x) }
+    val t = tc.long(input)
+    if (t == InputColumn.Null && tc.isNull(input)) return
     val vc = valueCol
-    val v: Long =
-      if (vc eq InputColumn.Absent) 1L
-      else if (vc.ordinal >= 0) { if (input.isNullAt(vc.ordinal)) return; vc.read(input) }
-      else { val x = value.eval(input); if (x == null) return; Args.longOf(x) }
+    val v = if (vc eq InputColumn.Absent) 1L else vc.long(input)
+    if (v == InputColumn.Null && vc.isNull(input)) return // (an absent weight reads 1)
     if (buffer.add(fp, t, v) && key != null) annexAdd(buffer, fp, key, t, v)
   }
 
@@ -123,44 +120,6 @@ object IngestAgg {
     if (c(0) != t.taskAttemptId()) { c(0) = t.taskAttemptId(); c(1) = 0L }
     c(1) += 1
     Hashing.mix64(Hashing.mix64(t.partitionId().toLong) + c(1))
-  }
-}
-
-/** An integral column read without boxing: `ordinal` >= 0 when the expression is a bound column
-  * reference of an integral, DATE or TIMESTAMP type (`read` then gives its value as a Long; the
-  * caller checks NULL first), -1 when it must go through `eval`.
-  */
-private[spark] final class InputColumn(val ordinal: Int, kind: Int) extends Serializable {
-  @inline def read(row: InternalRow): Long = kind match {
-    case InputColumn.LongKind => row.getLong(ordinal)
-    case InputColumn.IntKind => row.getInt(ordinal).toLong
-    case InputColumn.ShortKind => row.getShort(ordinal).toLong
-    case _ => row.getByte(ordinal).toLong
-  }
-}
-
-private[spark] object InputColumn {
-  final val LongKind = 0
-  final val IntKind = 1
-  final val ShortKind = 2
-  final val ByteKind = 3
-  /** Not a bound column: read through eval. */
-  val Eval = new InputColumn(-1, LongKind)
-  /** No such argument (an omitted weight). */
-  val Absent = new InputColumn(-1, LongKind)
-
-  /** How a key of type `keyKind` is read: [[integral]] for integer keys, else [[Eval]]. */
-  def key(e: Expression, keyKind: Int): InputColumn = if (keyKind == KeyType.Long) integral(e) else Eval
-
-  def integral(e: Expression): InputColumn = e match {
-    case b: BoundReference => b.dataType match {
-      case LongType | TimestampType | TimestampNTZType => new InputColumn(b.ordinal, LongKind)
-      case IntegerType | DateType => new InputColumn(b.ordinal, IntKind)
-      case ShortType => new InputColumn(b.ordinal, ShortKind)
-      case ByteType => new InputColumn(b.ordinal, ByteKind)
-      case _ => Eval
-    }
-    case _ => Eval
   }
 }
 
@@ -350,8 +309,7 @@ abstract class SketchMergeAgg[S <: WindowSketch] extends TypedImperativeAggregat
   private def check(buffer: MergeBuffer, s: S): Unit = {
     if (buffer.reference == null) buffer.reference = s
     else {
-      val d = diffs(buffer.reference.asInstanceOf[S], s)
-      if (d.nonEmpty) throw new SketchException(s"$prettyName: cannot merge $kindName with different parameters: ${d.mkString(", ")}")
+      Params.requireSame(kindName, diffs(buffer.reference.asInstanceOf[S], s), context = prettyName)
       if (s.spec.countWindow)
         WindowSketch.checkMergeable(Seq(buffer.reference, s), prettyName)
     }

@@ -66,9 +66,8 @@ abstract class AsyncAgg extends TypedImperativeAggregate[AsyncSketch] {
 
   private def updateRow(buffer: AsyncSketch, input: InternalRow): AsyncSketch = {
     val tc = tsCol
-    val t: Long =
-      if (tc.ordinal >= 0) { if (input.isNullAt(tc.ordinal)) return buffer; tc.read(input) }
-      else { val x = ts.eval(input); if (x == null) return buffer; Args.longOf(x) }
+    val t = tc.long(input)
+    if (t == InputColumn.Null && tc.isNull(input)) return buffer
     val v: Any = if (Args.isDefault(value)) null else { val x = value.eval(input); if (x == null) return buffer; x }
     if (withIds) {
       val k = id.eval(input)

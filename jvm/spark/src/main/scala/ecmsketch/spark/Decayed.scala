@@ -110,20 +110,25 @@ case class DecayedAgg(weight: Expression, ts: Expression, epsilon: Expression, d
 
   override def createAggregationBuffer(): DecayedSketch = factory()
 
-  override def update(buffer: DecayedSketch, input: InternalRow): DecayedSketch = DataErrors(fn) {
-    val w = weight.eval(input)
-    val t = ts.eval(input)
-    if (w != null && t != null) {
-      val wl = Args.longOf(w)
-      val tl = Args.longOf(t) // BIGINT/INT ticks, or TIMESTAMP microseconds (a Long)
-      val v = if (hasValue) value.eval(input) else null
-      if (!hasValue || v != null) {
-        val vd = if (hasValue) DecayedArgs.toDouble(v) else wl.toDouble
-        if (!hasId) buffer.add(DecayedSketch.defaultId(wl, vd, tl), wl, vd, tl)
-        else {
-          val x = id.eval(input)
-          if (x != null) buffer.add(DecayedArgs.idHash(x, id.dataType), wl, vd, tl)
-        }
+  // weight and ts (BIGINT/INT ticks, or TIMESTAMP microseconds) straight from the row when they are
+  // bound columns (no boxing), else through eval (see [[InputColumn]])
+  @transient private lazy val weightCol = InputColumn.integral(weight)
+  @transient private lazy val tsCol = InputColumn.integral(ts)
+
+  override def update(buffer: DecayedSketch, input: InternalRow): DecayedSketch = DataErrors(fn)(updateRow(buffer, input))
+
+  private def updateRow(buffer: DecayedSketch, input: InternalRow): DecayedSketch = {
+    val wl = weightCol.long(input)
+    if (wl == InputColumn.Null && weightCol.isNull(input)) return buffer
+    val tl = tsCol.long(input)
+    if (tl == InputColumn.Null && tsCol.isNull(input)) return buffer
+    val v = if (hasValue) value.eval(input) else null
+    if (!hasValue || v != null) {
+      val vd = if (hasValue) DecayedArgs.toDouble(v) else wl.toDouble
+      if (!hasId) buffer.add(DecayedSketch.defaultId(wl, vd, tl), wl, vd, tl)
+      else {
+        val x = id.eval(input)
+        if (x != null) buffer.add(DecayedArgs.idHash(x, id.dataType), wl, vd, tl)
       }
     }
     buffer

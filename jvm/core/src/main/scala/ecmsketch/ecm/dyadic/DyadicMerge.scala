@@ -1,6 +1,6 @@
 package ecmsketch.ecm.dyadic
 
-import ecmsketch.core.{KeyType, SketchException}
+import ecmsketch.core.{KeyType, Params, SketchException}
 import ecmsketch.ecm.EcmSketch
 
 /** The merges of dyadic sketches ([[DyadicSketch.merge]], [[DyadicSketch.mergeSameStream]]): level by level. */
@@ -10,10 +10,7 @@ private[dyadic] object DyadicMerge {
   def mergeImpl(xs: Seq[DyadicSketch], m: Seq[EcmSketch] => EcmSketch): DyadicSketch = {
     SketchException.require(xs.nonEmpty, "merge needs at least one sketch")
     val first = xs.head
-    xs.foreach { s =>
-      val d = first.diffs(s)
-      if (d.nonEmpty) throw new SketchException(s"cannot merge dyadic sketches with different parameters: ${d.mkString(", ")}")
-    }
+    Params.requireAllSame(DyadicKind.plural, xs)(_.diffs(_))
     val domain = xs.map(_._keyDomain).find(_ != KeyType.Unset).getOrElse(KeyType.Unset)
     val lv = Array.tabulate(first.universeBits + 1)(i => m(xs.map(_.levels(i))))
     val out = new DyadicSketch(first.universeBits, first.epsilon, first.requestedDelta, lv)
