@@ -123,12 +123,12 @@ bench: setup $(VENV)/.bench-deps
 	$(VPY) bench/dyadic_bench.py
 	$(SBT) "bench/runMain ecmsketch.decayed.DecayedBench speed" "bench/runMain ecmsketch.decayed.DecayedBench constant 40 0.1"
 	$(VPY) bench/decayed_bench.py
-	# issue 14: the Python path (buffered single adds, add_many from numpy) beside probstructs and sketch_oxide
+	# the Python path (buffered single adds, add_many from numpy) beside probstructs and sketch_oxide
 	# (optional bench deps, installed above when the registry has them); ECM-EH vs Sl-CM at equal memory
 	$(VPY) bench/python_bench.py
 	$(SBT) "bench/runMain ecmsketch.bench.sliding.SlidingBench" "bench/runMain ecmsketch.bench.sliding.SplitBench"
 	$(VPY) bench/sliding_figures.py
-	# streaming state over 10,000 micro-batches with 5 % late rows (issue 13 §1): the state-store cycle,
+	# streaming state over 10,000 micro-batches with 5 % late rows: the state-store cycle,
 	# then a real streaming run of 200 micro-batches beside it
 	$(SBT) "bench/runMain ecmsketch.bench.StreamingBench"
 	$(VPY) bench/streaming_bench.py
@@ -136,7 +136,7 @@ bench: setup $(VENV)/.bench-deps
 	# count_min_sketch (CHECKSUM_BASELINE=dir with an older ecmsketch_2.13.jar: both jars, alternating)
 	$(VPY) bench/checksum_bench.py $(if $(CHECKSUM_BASELINE),--baseline $(CHECKSUM_BASELINE))
 
-# the ECM-sketch paper's experiments (issue 12 §2): PaperBench (Scala, synthetic streams of the
+# the ECM-sketch paper's experiments: PaperBench (Scala, synthetic streams of the
 # published shape) writes bench/results/paper/*.json, then every bench/paper/exp_*.py plots into
 # docs/figures/paper_*.png and writes its tables (docs/design/EXPERIMENTS.md explains them)
 # (PAPER_ARGS="--scale 0.05" for a quick check, "--plot-only" to redraw from the JSON)

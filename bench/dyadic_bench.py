@@ -1,4 +1,4 @@
-"""Dyadic ECM-sketch benchmark (issue 9), one Spark session, same cached rows for every query:
+"""Dyadic ECM-sketch benchmark, one Spark session, same cached rows for every query:
 
 1. dyadic_agg rows/s (integer keys, universe_bits 32; string keys) beside count_min_sketch, medians
    of interleaved runs;

@@ -1,4 +1,4 @@
-"""The Python bytes-level path (issue 14): events/s of single ``add`` calls (buffered in Python, sent to
+"""The Python bytes-level path: events/s of single ``add`` calls (buffered in Python, sent to
 the JVM in batches) and of ``add_many`` from numpy arrays, for an ECM-sketch and an exponential
 histogram, beside the unbuffered JVM call per event and, when they are installed (optional bench
 dependencies, not requirements of ecmsketch), probstructs' C++ ECM-sketch and sketch_oxide's

@@ -1,4 +1,4 @@
-"""Figures of bench/results/sliding.json (ECM-EH vs Sl-CM and HSS-CM at equal memory, issue 14) into
+"""Figures of bench/results/sliding.json (ECM-EH vs Sl-CM and HSS-CM at equal memory) into
 docs/figures/sliding_*.png.
 
     python bench/sliding_figures.py

@@ -28,7 +28,7 @@ def main() -> None:
                          cast(id / 10 AS BIGINT) AS ts,
                          cast(rand(5) * 1000000 AS BIGINT) AS u FROM range(0, {ROWS}, 1, 8)""").cache().createOrReplaceTempView("ev")
     spark.table("ev").count()
-    # the same rows in other orders inside each of 8 partitions (issue 8 §3): reversed, and shuffled
+    # the same rows in other orders inside each of 8 partitions: reversed, and shuffled
     # (range-partitioned on a random number, as after a sort or shuffle on another column)
     spark.table("ev").sortWithinPartitions(F.col("ts").desc()).cache().createOrReplaceTempView("ev_rev")
     spark.table("ev").repartitionByRange(8, F.rand(7)).sortWithinPartitions(F.rand(11)).cache().createOrReplaceTempView("ev_shuf")
@@ -69,7 +69,7 @@ def main() -> None:
     lines += [f"| {r['query']} | {r['median_s']:.3f} | {r['rows_per_s']:,} | {r['vs_count_min_sketch']:.2f}x |" for r in rows]
     lines += ["", f"serialized: count_min_sketch {sizes.cms:,} bytes, ecm_agg {sizes.ecm:,} bytes "
                   f"(merge depth {sizes.depth})"]
-    # ecm_agg beside count_min_sketch at the same epsilon (issue 8 aim: >= 0.7x at 0.1 and at 0.01)
+    # ecm_agg beside count_min_sketch at the same epsilon (the aim: >= 0.7x at 0.1 and at 0.01)
     ecm_ratios = {}
     for eps, cms_q, ecm_q in (("0.1", CMS_01, ECM_01), ("0.01", CMS_001, ECM_001)):
         cms_s, ecm_s = statistics.median(times[cms_q]), statistics.median(times[ecm_q])
