@@ -1,14 +1,14 @@
 package ecmsketch.spark
 
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
-
-import ecmsketch.Families
-import ecmsketch.core.{FunctionSpec, SketchDescription}
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.analysis.{FunctionRegistry, FunctionRegistryBase}
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
 import org.apache.spark.sql.catalyst.plans.logical.{FunctionSignature, InputParameter}
 import org.apache.spark.sql.catalyst.analysis.ExpressionBuilder
+
+import ecmsketch.Families
+import ecmsketch.core.{FunctionSpec, SketchDescription}
 
 /** The SQL functions of ecmsketch: the specs the registered kinds declare ([[ecmsketch.core.SketchKind.functions]]),
   * each bound to its Catalyst expression. Registered by [[EcmSketchExtensions]] (spark.sql.extensions) or [[Register]].
