@@ -154,8 +154,15 @@ def _run(jar: str, a: argparse.Namespace) -> dict:
 def _jar_info(path: str) -> dict:
     with open(path, "rb") as f:
         data = f.read()
-    return {"source": os.path.abspath(path), "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+    return {"source": _shown(path), "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
             "mtime": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(os.path.getmtime(path)))}
+
+
+def _shown(path: str) -> str:
+    """A jar's path as the report shows it: relative to the repository when inside it, else its name."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    full = os.path.abspath(path)
+    return os.path.relpath(full, root) if full.startswith(root + os.sep) else os.path.basename(full)
 
 
 def main() -> None:
