@@ -25,6 +25,15 @@ object FunctionSpec {
   def opt(name: String, default: String, doc: String = null): Param =
     Param(name, Some(default), Option(doc).getOrElse(ParamDocs(name)))
 
+  /** `req` and `opt` for a family whose own parameters' texts are `docs`: a text given in the row wins,
+    * then `docs`, then the shared [[ParamDocs]].
+    */
+  final class WithDocs(docs: Map[String, String]) {
+    def req(name: String, doc: String = null): Param = FunctionSpec.req(name, Option(doc).orElse(docs.get(name)).orNull)
+    def opt(name: String, default: String, doc: String = null): Param =
+      FunctionSpec.opt(name, default, Option(doc).orElse(docs.get(name)).orNull)
+  }
+
   /** Small inputs the examples share. */
   final val Keys = "VALUES ('a', 1), ('b', 2), ('a', 3) AS t(k, ts)"
   final val Ticks = "VALUES (1), (2), (3) AS t(ts)"

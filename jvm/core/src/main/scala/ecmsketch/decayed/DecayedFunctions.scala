@@ -5,14 +5,12 @@ import ecmsketch.core.FunctionSpec.{Example, req}
 
 /** The SQL functions of the decayed sketch (sketch kind `decayed`), which its descriptor lists. */
 object DecayedFunctions {
-  /** What the parameters of this family alone mean. */
-  private val Docs: Map[String, String] = Map(
+  // the texts of this family's own parameters
+  private val texts = new FunctionSpec.WithDocs(Map(
     "decay" -> "The decay: 'window', 'exp' or 'poly'.",
     "decay_param" -> ("The decay's parameter: the window W ('window'), the half-life ('exp') or alpha " +
-      "('poly'), in ts units (seconds for TIMESTAMP)."))
-
-  private def opt(name: String, default: String, doc: String = null): FunctionSpec.Param =
-    FunctionSpec.opt(name, default, Option(doc).orElse(Docs.get(name)).orNull)
+      "('poly'), in ts units (seconds for TIMESTAMP).")))
+  import texts.opt
 
   val all: Seq[FunctionSpec] = Seq(
     FunctionSpec("decayed_agg",

@@ -5,12 +5,10 @@ import ecmsketch.core.FunctionSpec.{Example, Ticks, req}
 
 /** The SQL functions of the deterministic wave (sketch kind `dwave`), which its descriptor lists. */
 object DwFunctions {
-  /** What the parameters of this family alone mean. */
-  private val Docs: Map[String, String] = Map(
-    "max_arrivals" -> "An upper bound on the weight in any window; sizes the deterministic wave's counters.")
-
-  private def opt(name: String, default: String, doc: String = null): FunctionSpec.Param =
-    FunctionSpec.opt(name, default, Option(doc).orElse(Docs.get(name)).orNull)
+  // the texts of this family's own parameters
+  private val texts = new FunctionSpec.WithDocs(Map(
+    "max_arrivals" -> "An upper bound on the weight in any window; sizes the deterministic wave's counters."))
+  import texts.opt
 
   val all: Seq[FunctionSpec] = Seq(
     FunctionSpec("dwave_agg",
