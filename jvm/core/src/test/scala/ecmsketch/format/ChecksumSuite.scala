@@ -178,7 +178,8 @@ class ChecksumSuite extends AnyFunSuite {
 /** Writes the missing golden/v4 files: `core/Test/runMain ecmsketch.format.WriteGolden <golden dir>/v4`. */
 object WriteGolden {
   def main(args: Array[String]): Unit = {
-    val cases = GoldenInputs.all ++ GoldenInputs.v4Only ++ FormatVersionsSuite.v2Sketches :+ ("bundle-ecmb-v2" -> (() => FormatVersionsSuite.bundleV2()))
+    val cases = GoldenInputs.all ++ GoldenInputs.v4Only ++ GoldenInputs.v4New ++ FormatVersionsSuite.v2Sketches :+
+      ("bundle-ecmb-v2" -> (() => FormatVersionsSuite.bundleV2()))
     val written = GoldenInputs.writeMissingV4(new java.io.File(args.headOption.getOrElse("jvm/core/src/test/resources/golden/v4")), cases)
     println(if (written.isEmpty) "every golden v4 file exists" else s"wrote ${written.mkString(", ")}")
   }

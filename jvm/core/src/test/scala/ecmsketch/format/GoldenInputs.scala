@@ -5,6 +5,8 @@ import ecmsketch.dwave.DwCellKind
 import ecmsketch.rwave.RwCellKind
 import ecmsketch.asynchronous.AsyncSketch
 import ecmsketch.decayed.{Decay, DecayedSketch}
+import ecmsketch.frequent.FrequentSketch
+import ecmsketch.quantile.QuantileSketch
 import ecmsketch.dwave.DwSketch
 import ecmsketch.ecm.dyadic.DyadicSketch
 import ecmsketch.core.{Bundle, ByteReader, Codec, CounterSketch, KeyType, WindowSpec}
@@ -311,6 +313,25 @@ object GoldenInputs {
   /** Kinds whose golden bytes were first recorded with format version 4 (golden/v4/), beside the bytes
     * release 0.2.0 writes for the same inputs (format version 1, golden/<name>.hex).
     */
+  /** Windowed quantiles: 400 rows at ts 1..400 (window 300), values 1.5 (i * 37 mod 101), weight 1 + i mod 3. */
+  def quantile(): QuantileSketch = {
+    val s = QuantileSketch.create(WindowSpec(countWindow = false, tsMicros = false, window = 300L), 0.2, 0.1, seed = 7L)
+    (1 to 400).foreach(i => s.add(i.toLong, 1.5 * ((i * 37) % 101), 1L + i % 3))
+    s
+  }
+
+  /** Windowed frequent items: 300 rows at ts 1..300 (window 200), string keys k(i*i mod 17). */
+  def frequent(): FrequentSketch = {
+    val s = FrequentSketch.create(WindowSpec(countWindow = false, tsMicros = false, window = 200L), 0.1)
+    (1 to 300).foreach(i => s.addKey(s"k${(i * i) % 17}", i.toLong, 1L + i % 2))
+    s
+  }
+
+  /** Kinds that no release before format version 4 wrote: their v4 bytes alone are pinned. */
+  lazy val v4New: Seq[(String, () => Array[Byte])] = Seq(
+    "quantile" -> (() => Codec.encodeAny(quantile())),
+    "frequent-string" -> (() => Codec.encodeAny(frequent())))
+
   lazy val v4Only: Seq[(String, () => Array[Byte])] = Seq(
     "dyadic" -> (() => Codec.encodeAny(dyadic())),
     "dyadic-string" -> (() => Codec.encodeAny(dyadicString())),

@@ -392,6 +392,49 @@ class GoldenSuite extends AnyFunSuite {
       sameBytes(s"$name (read, re-encoded)", SketchCodec.encodeAny(SketchCodec.decode(older)), stored)
     }
 
+  for ((name, build) <- GoldenInputs.v4New)
+    test(s"golden v4/$name: the fixed input encodes to the stored bytes, which re-encode unchanged") {
+      val stored = loadV4(name)
+      sameBytes(s"v4/$name", build(), stored)
+      sameBytes(s"v4/$name (re-encoded)", SketchCodec.encodeAny(SketchCodec.decode(stored)), stored)
+    }
+
+  private val QuantilePinned = "r=10 q=0.1 25.5 n~20, r=10 q=0.5 81.0 n~20, r=10 q=0.9 121.5 n~20, " +
+    "r=100 q=0.1 15.0 n~200, r=100 q=0.5 76.5 n~200, r=100 q=0.9 133.5 n~200, " +
+    "r=300 q=0.1 13.5 n~595, r=300 q=0.5 75.0 n~595, r=300 q=0.9 133.5 n~595"
+  private val FrequentPinned = "r=20 k0 2.0 [2, 2], r=20 k1 2.0 [2, 2], r=20 k4 4.0 [4, 4], r=20 k16 4.0 [4, 4], " +
+    "r=200 k0 18.0 [18, 18], r=200 k1 36.0 [34, 38], r=200 k4 36.0 [34, 38], r=200 k16 35.0 [35, 35], top2 k1/k13"
+
+  test("golden v4/quantile answers: within the certified rank error of the exact ranks, and pinned") {
+    val s = SketchCodec.decode(loadV4("quantile")).asInstanceOf[ecmsketch.quantile.QuantileSketch]
+    val rows = (1 to 400).map(i => (i.toLong, 1.5 * ((i * 37) % 101), 1L + i % 3))
+    val got = for (r <- Seq(10L, 100L, 300L); q <- Seq(0.1, 0.5, 0.9)) yield {
+      val in = rows.filter(_._1 > 400L - r)
+      val n = in.map(_._3).sum.toDouble
+      val v = s.quantile(q, r, null).doubleValue
+      val below = in.filter(_._2 < v).map(_._3).sum
+      val atOrBelow = in.filter(_._2 <= v).map(_._3).sum
+      // q n lies within eps n of the value's exact rank interval [below, atOrBelow]
+      assert(q * n >= below - 0.2 * n - 1e-9 && q * n <= atOrBelow + 0.2 * n + 1e-9, s"r=$r q=$q: $v")
+      assert(math.abs(s.count(r, null) - n) <= 0.2 * n, s"count r=$r")
+      f"r=$r q=$q $v%.1f n~${s.count(r, null)}%.0f"
+    }
+    assert(got.mkString(", ") == QuantilePinned, got.mkString(", "))
+  }
+
+  test("golden v4/frequent-string answers: exact counts inside the certified intervals, and pinned") {
+    val s = SketchCodec.decode(loadV4("frequent-string")).asInstanceOf[ecmsketch.frequent.FrequentSketch]
+    val rows = (1 to 300).map(i => (s"k${(i * i) % 17}", i.toLong, 1L + i % 2))
+    val got = for (r <- Seq(20L, 200L); key <- Seq("k0", "k1", "k4", "k16")) yield {
+      val exact = rows.filter(x => x._1 == key && x._2 > 300L - r).map(_._3).sum
+      val e = s.estimate(key, r, null)
+      assert(e.lower <= exact && exact <= e.upper, s"r=$r $key: $exact outside [${e.lower}, ${e.upper}]")
+      s"r=$r $key ${e.estimate} [${e.lower}, ${e.upper}]"
+    }
+    val top = s.topK(2, 200L, null).map(_.key)
+    assert((got :+ s"top2 ${top.mkString("/")}").mkString(", ") == FrequentPinned, (got :+ s"top2 ${top.mkString("/")}").mkString(", "))
+  }
+
   test("golden v4 bundles decode to the merges of their older files") {
     def ecmb(b: Array[Byte]): Array[Byte] = SketchCodec.encodeAny(Ingest.deserialize(bundleOps, bundleSpec.window, b).result())
     for (name <- Seq("bundle-ecmb", "bundle-ecmb-empty")) {
