@@ -17,6 +17,7 @@ object InfoType {
 final case class InfoField(name: String, tpe: InfoType)
 
 object InfoField {
+  // a field of each type, by name: text (STRING), int (INT), long (BIGINT), real (DOUBLE), flag (BOOLEAN)
   def text(name: String): InfoField = InfoField(name, InfoType.Text)
   def int(name: String): InfoField = InfoField(name, InfoType.Int32)
   def long(name: String): InfoField = InfoField(name, InfoType.Int64)

@@ -70,16 +70,24 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
   }
 
   // ---- adds -------------------------------------------------------------------------------------
+  // One row: `key` with weight `v` at `ts` (non-decreasing). The first key fixes the sketch's key type
+  // (BIGINT, INT, DOUBLE, STRING or BINARY); a key of another type, an earlier timestamp or a negative
+  // weight is refused with a SketchException naming it.
 
+  /** Adds a BIGINT key. */
   def addKey(key: Long, ts: Long, v: Long): Unit = { checkAdd(ts, v); setKeyType(FreqKeys.BigInt); addId(dict.idOfLong(key), ts, v) }
+  /** Adds an INT key. */
   def addInt(key: Int, ts: Long, v: Long): Unit = { checkAdd(ts, v); setKeyType(FreqKeys.Int); addId(dict.idOfLong(key.toLong), ts, v) }
+  /** Adds a DOUBLE key (-0.0 counts as 0.0). */
   def addDouble(key: Double, ts: Long, v: Long): Unit = {
     checkAdd(ts, v); setKeyType(FreqKeys.Double); addId(dict.idOfLong(FreqKeys.doubleBits(key)), ts, v)
   }
+  /** Adds a STRING key (kept exactly, as UTF-8). */
   def addKey(key: String, ts: Long, v: Long): Unit = {
     SketchException.require(key != null, "a frequent-items key must not be null")
     addBytes(key.getBytes(StandardCharsets.UTF_8), FreqKeys.Str, ts, v)
   }
+  /** Adds a BINARY key (a copy is kept). */
   def addKey(key: Array[Byte], ts: Long, v: Long): Unit = {
     SketchException.require(key != null, "a frequent-items key must not be null")
     addBytes(key.clone(), FreqKeys.Binary, ts, v)
