@@ -33,6 +33,8 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
   private[frequent] val scales = ArrayBuffer[Scale]()
 
   def keyTypeName: String = FreqKeys.name(keyType)
+  /** The key type's code ([[FreqKeys]]; Unset while empty). */
+  def keyTypeCode: Int = keyType
   def scaleCount: Int = { flush(); scales.size }
   /** Entries and partial counts held, over every scale. */
   def storedEntries: Long = { flush(); storedNow }
@@ -93,7 +95,13 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
     addBytes(key.clone(), FreqKeys.Binary, ts, v)
   }
 
-  private def addBytes(b: Array[Byte], t: Int, ts: Long, v: Long): Unit = {
+  /** Adds a key of type `t` held as 64 bits (BIGINT, INT, or DOUBLE as [[FreqKeys.doubleBits]]). */
+  private[frequent] def addBits(t: Int, bits: Long, ts: Long, v: Long): Unit = {
+    checkAdd(ts, v); setKeyType(t); addId(dict.idOfLong(bits), ts, v)
+  }
+
+  /** Adds a STRING or BINARY key (type `t`) whose array the sketch may keep. */
+  private[frequent] def addBytes(b: Array[Byte], t: Int, ts: Long, v: Long): Unit = {
     SketchException.require(b.length <= FreqKeys.MaxKeyBytes, s"a frequent-items key must be at most ${FreqKeys.MaxKeyBytes} bytes, got ${b.length}")
     checkAdd(ts, v); setKeyType(t); addId(dict.idOfBytes(b), ts, v)
   }
@@ -186,7 +194,8 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
   /** The finest scale holding every entry at or after `t0`. */
   private[frequent] def scaleFor(t0: Long): Scale = {
     var l = 0
-    while (l < scales.size && scales(l).dropped >= t0) l += 1
+    // a scale that never dropped (drop mark Long.MinValue) covers every range, the unbounded one too
+    while (l < scales.size && scales(l).dropped != Long.MinValue && scales(l).dropped >= t0) l += 1
     if (l == scales.size) throw new IllegalStateException(s"no scale covers $t0") // the coarsest never drops by horizon
     scales(l)
   }

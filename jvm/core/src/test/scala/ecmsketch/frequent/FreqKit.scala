@@ -64,7 +64,7 @@ object FreqKit {
     var worst = 0.0
     ranges.foreach { r =>
       val t0 = Windows.lowerBound(now, r)
-      val exact = o.freqsAfter(t0 - 1)
+      val exact = o.freqsAfter(if (t0 == Long.MinValue) Long.MinValue else t0 - 1) // (the rows' ts are > Long.MinValue)
       val n = exact.values.sum
       val c = s.rangeCount(r, now)
       assert(c.lower <= n && n <= c.upper, s"range $r: count $n outside [${c.lower}, ${c.upper}]")

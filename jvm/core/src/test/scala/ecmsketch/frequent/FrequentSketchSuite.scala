@@ -54,6 +54,14 @@ class FrequentSketchSuite extends AnyFunSuite {
     assert(hh.contains(1L) && !hh.contains(2L), hh)
   }
 
+  test("an unbounded window: the whole stream and shorter ranges, over coarse scales") {
+    val rows = zipf(60000, 5000, 1.1, 2, 11L)
+    val s = build(rows, Long.MaxValue, 0.02)
+    assert(s.scaleCount >= 3, s"only ${s.scaleCount} scales: the test does not reach coarse scales")
+    val last = rows.last.ts
+    check(s, oracle(rows), Long.MaxValue, last, Seq(Long.MaxValue, 1L, 500L, last / 2, last + 1))
+  }
+
   test("weighted rows") {
     val rows = zipf(30000, 3000, 1.2, 3, 8L, weights = true)
     run(rows, 30000L, 0.02, 9L)
