@@ -120,8 +120,18 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
     if (pn == pTs.length) flush()
   }
 
-  /** Gives the pending rows to every scale. */
-  private[frequent] def flush(): Unit = if (pn > 0) {
+  /** Gives the pending rows to every scale, then applies the window rule at the last timestamp (a
+    * row of weight 0 moves the clock without reaching the scales).
+    */
+  private[frequent] def flush(): Unit = {
+    flushRows()
+    if (!spec.unbounded && !isEmpty && scales.nonEmpty) {
+      val lo = Windows.lowerBound(_lastTs, spec.window)
+      if (lo > Long.MinValue) scales.foreach(_.dropWhile(lo - 1))
+    }
+  }
+
+  private def flushRows(): Unit = if (pn > 0) {
     if (scales.isEmpty) scales += new Scale(1L, plan.k)
     val from = new Array[Int](FrequentSketch.MaxScales + 1)
     var l = 0

@@ -62,6 +62,16 @@ class FrequentSketchSuite extends AnyFunSuite {
     check(s, oracle(rows), Long.MaxValue, last, Seq(Long.MaxValue, 1L, 500L, last / 2, last + 1))
   }
 
+  test("rows of weight 0 move the clock: the window still drops what lies behind it, and the bytes decode") {
+    val rows = zipf(20000, 500, 1.1, 2, 12L, weights = true)
+    val last = rows.last.ts
+    val s = build(rows, 3000L, 0.02)
+    s.addKey(1L, last + 2500L, 0L) // weight 0, 2500 ticks later
+    val back = roundTrip(s)
+    val o = oracle(rows)
+    Seq(s, back).foreach(x => check(x, o, 3000L, last + 2500L, Seq(3000L, 2600L, 2501L)))
+  }
+
   test("weighted rows") {
     val rows = zipf(30000, 3000, 1.2, 3, 8L, weights = true)
     run(rows, 30000L, 0.02, 9L)
