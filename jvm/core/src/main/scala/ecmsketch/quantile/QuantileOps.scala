@@ -1,0 +1,16 @@
+package ecmsketch.quantile
+
+import ecmsketch.core.Codec
+import ecmsketch.ingest.SketchOps
+
+/** How the ingest layer builds windowed quantile sketches from rows in any order: a row reaches
+  * [[ecmsketch.ingest.Ingest]] with its value's 64 bits (`java.lang.Double.doubleToRawLongBits`) in
+  * the place of a key, and its weight.
+  */
+final class QuantileOps(factory: () => QuantileSketch) extends SketchOps[QuantileSketch] {
+  def create(): QuantileSketch = factory()
+  def add(s: QuantileSketch, bits: Long, ts: Long, v: Long): Unit = s.add(ts, java.lang.Double.longBitsToDouble(bits), v)
+  def merge(xs: Seq[QuantileSketch]): QuantileSketch = QuantileSketch.mergeSameStream(xs)
+  def encode(s: QuantileSketch): Array[Byte] = Codec.encode(QuantileKind, s)
+  def decode(b: Array[Byte]): QuantileSketch = Codec.decodeAs(QuantileKind, b)
+}
