@@ -257,6 +257,26 @@ def async_queries(spark, E):
                     E.async_quantile("q", 0.5).alias("q50"), E.async_quantile("q", [0.1, 0.9], 1000).alias("qs")))
 
 
+def windowed_queries(spark, E):
+    """Windowed quantile and frequent-items sketches of shuffled rows, merged across sites, and their
+    queries (keys of the frequent-items STRUCT come back as STRING and BIGINT)."""
+    df = base(spark).orderBy(SF.rand(11)).selectExpr("*", "cast(v AS DOUBLE) * 1.5 + ik AS x")
+    sites = df.groupBy("site").agg(E.quantile_agg("x", "ts", 3000, 0.05, merge_levels=1).alias("qs"),
+                                   E.top_k_agg("k", "ts", 3000, 0.01, merge_levels=1).alias("ts_"))
+    return (df.agg(E.quantile_agg("x", "ts", 3000, delta=0.001, weight="v", seed=9).alias("q"),
+                   E.top_k_agg("ik", "ts", 3000, value="v").alias("t"),
+                   E.top_k_agg("k", "ts", 3000, window_type="count").alias("c"))
+            .crossJoin(sites.agg(E.quantile_merge("qs").alias("qm"), E.top_k_merge("ts_").alias("tm")))
+            .select("q", "qm", SF.col("t.sketch").alias("t_bytes"), SF.col("tm.sketch").alias("tm_bytes"),
+                    E.ecm_quantile("q", 0.5).alias("q50"), E.ecm_quantile("qm", [0.1, 0.9], 1000).alias("qq"),
+                    E.ecm_rank("q", 30.0).alias("rank"), E.ecm_range_count("qm", 10.0, 40.0, 500, N + 10).alias("rc"),
+                    E.ecm_total("q", 2000).alias("total_q"), E.ecm_total("tm").alias("total_t"),
+                    E.ecm_top_k("t", 3).alias("top"), E.ecm_top_k("tm", 2, 1000).alias("top_m"),
+                    E.ecm_heavy_hitters("tm", 0.02).alias("hh"), E.ecm_top_k("c", 1).alias("top_c"),
+                    E.ecm_heavy_hitters("t_bytes", 0.01, key_type="bigint").alias("hh_bytes"),
+                    E.ecm_point("tm", "5").alias("p"), E.sketch_info("tm").alias("i_t"), E.sketch_info("q").alias("i_q")))
+
+
 VALUE_CASES: List[Tuple[str, Callable]] = [
     ("ecm_queries", ecm_queries),
     ("ecm_point_many_keys", ecm_point_many_keys),
@@ -269,6 +289,7 @@ VALUE_CASES: List[Tuple[str, Callable]] = [
     ("dyadic_queries", dyadic_queries),
     ("decayed_queries", decayed_queries),
     ("async_queries", async_queries),
+    ("windowed_queries", windowed_queries),
 ]
 NULLS_EXPECTED = {"null_sketch_queries"}
 
@@ -369,7 +390,7 @@ ERROR_CASES: List[Tuple[str, str, Callable, List[str]]] = [
      ["this sketch holds bigint keys", "key_type => 'bigint'"]),
     ("ecm_range_count_on_ecm", "ecm_range_count",
      lambda spark, E: _sk(spark, E).select(E.ecm_range_count("s", 1, 5)),
-     ["ecm_range_count: expected a dyadic ECM-sketch"]),
+     ["ecm_range_count: expected a windowed quantile sketch (from quantile_agg or quantile_merge) or a dyadic ECM-sketch"]),
     ("ecm_rank_type", "ecm_rank",
      lambda spark, E: base(spark).agg(E.dyadic_agg("ik", "ts", 1000).alias("d")).select(E.ecm_rank("d", "x")),
      ["ecm_rank: x must be a number"]),
@@ -409,6 +430,16 @@ ERROR_CASES: List[Tuple[str, str, Callable, List[str]]] = [
     ("async_quantile_q_type", "async_quantile",
      lambda spark, E: base(spark).agg(E.async_quantile_agg("ik", "ts").alias("q")).select(E.async_quantile("q", "x")),
      ["async_quantile: q must be a DOUBLE or an ARRAY<DOUBLE>"]),
+    ("quantile_agg_value_type", "quantile_agg",
+     lambda spark, E: base(spark).agg(E.quantile_agg("k", "ts")), ["quantile_agg: value must be a number, got STRING"]),
+    ("quantile_merge_epsilon", "quantile_merge",
+     lambda spark, E: _union_merge(spark, E, lambda E, i: E.quantile_agg("ik", "ts", 1000, 0.01 * i), lambda E: E.quantile_merge),
+     ["cannot merge windowed quantile sketches with different parameters", "epsilon"]),
+    ("top_k_agg_epsilon", "top_k_agg",
+     lambda spark, E: base(spark).agg(E.top_k_agg("k", "ts", 1000, 0.0001)), ["top_k_agg: epsilon must be in [0.001, 1)"]),
+    ("top_k_merge_window", "top_k_merge",
+     lambda spark, E: _union_merge(spark, E, lambda E, i: E.top_k_agg("k", "ts", 1000 * i), lambda E: E.top_k_merge),
+     ["cannot merge frequent-items sketches with different parameters", "window 1000 vs 2000"]),
 ]
 
 

@@ -108,7 +108,7 @@ SQL_CASES = [
     ("ecm_point_on_eh", "SELECT ecm_point(e, 'k1') FROM err_sk",
      ["ecm_point: expected an ECM-sketch (from ecm_agg or ecm_merge), got an exponential histogram"]),
     ("eh_count_on_ecm", "SELECT eh_count(s) FROM err_sk", ["eh_count: expected an exponential histogram"]),
-    ("sketch_not_binary", "SELECT ecm_total('abc')", ["the sketch argument must be BINARY"]),
+    ("sketch_not_binary", "SELECT ecm_total('abc')", ["the sketch argument must be a sketch (BINARY"]),
     ("merge_not_binary", "SELECT ecm_merge(key) FROM err_rows", ["must be a BINARY sketch column"]),
     ("ecm_merge_of_eh", "SELECT ecm_merge(e) FROM err_sk", ["expected an ECM-sketch"]),
     # corrupt bytes

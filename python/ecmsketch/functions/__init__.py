@@ -22,6 +22,7 @@ from ._decayed import (decayed_agg, decayed_frequent, decayed_merge, decayed_qua
                        decayed_sum)
 from ._distinct import distinct_agg, distinct_count, distinct_merge
 from ._dyadic import dyadic_agg, dyadic_merge, ecm_heavy_hitters, ecm_quantile, ecm_range_count, ecm_rank, ecm_top_k
+from ._windowed import quantile_agg, quantile_merge, top_k_agg, top_k_merge
 from ._ecm import ecm_agg, ecm_inner_product, ecm_merge, ecm_point, ecm_self_join, ecm_total, sketch_info
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "ecm_range_count", "ecm_rank", "ecm_quantile",
     "async_sum_agg", "async_count_agg", "async_quantile_agg", "async_merge", "async_sum", "async_quantile",
     "decayed_agg", "decayed_merge", "decayed_sum", "decayed_quantile", "decayed_frequent", "decayed_selectivity",
+    "quantile_agg", "quantile_merge", "top_k_agg", "top_k_merge",
 ]
 
 for _name in __all__:

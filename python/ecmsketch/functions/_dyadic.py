@@ -104,15 +104,16 @@ def dyadic_merge(sketch: ColumnOrName) -> Column:
 
 def ecm_heavy_hitters(sketch: ColumnOrName, phi: Any, range: Window = None, now: Now = None, *,
                       key_type: Optional[str] = None) -> Column:
-    """The keys of a dyadic sketch with weight >= ``phi`` times the range's total (phi in (0, 1))
-    or >= ``phi`` (phi >= 1), over ``(now - range, now]``.
+    """The keys of a frequent-items or dyadic sketch with weight >= ``phi`` times the range's total
+    over ``(now - range, now]`` (a dyadic sketch also takes a weight ``phi`` >= 1).
 
     .. versionadded:: 0.1.0
 
     Parameters
     ----------
     sketch : :class:`~pyspark.sql.Column` or str
-        BINARY column of dyadic sketches.
+        The STRUCT column of :func:`~ecmsketch.functions.top_k_agg` (keys come back in their own
+        type), or a BINARY column of frequent-items or dyadic sketches.
     phi : float or Column
         The threshold: a share of the total in (0, 1), or a weight (>= 1).
     range : int, str, datetime.timedelta or Column, optional
@@ -120,13 +121,16 @@ def ecm_heavy_hitters(sketch: ColumnOrName, phi: Any, range: Window = None, now:
     now : int, datetime.datetime or Column, optional
         End of the queried range (default the sketch's last timestamp; never before it).
     key_type : str, optional
-        ``'bigint'`` (default), ``'double'``, ``'string'`` or ``'binary'``, as the sketch's keys.
+        For a BINARY column: ``'bigint'`` (default), ``'int'``, ``'double'``, ``'string'`` or
+        ``'binary'``, as the sketch's keys. Leave it out for the STRUCT of ``top_k_agg``.
 
     Returns
     -------
     :class:`~pyspark.sql.Column`
-        ARRAY<STRUCT<key, estimate, lower, upper>> by estimate, largest first; every key with weight
-        >= (phi + epsilon) times the total is among them.
+        ARRAY<STRUCT<key, estimate, lower, upper>> by estimate, largest first. A frequent-items
+        sketch lists every key with weight >= (phi + e) times the total and none below (phi - e)
+        times it (e its ``heavy_hitter_error_bound``); a dyadic sketch lists every key with weight
+        >= (phi + epsilon) times the total.
 
     Examples
     --------
@@ -147,14 +151,15 @@ def ecm_heavy_hitters(sketch: ColumnOrName, phi: Any, range: Window = None, now:
 
 def ecm_top_k(sketch: ColumnOrName, k: Any, range: Window = None, now: Now = None, *,
               key_type: Optional[str] = None) -> Column:
-    """The ``k`` keys of a dyadic sketch with the largest estimates over ``(now - range, now]``.
+    """The ``k`` keys of a frequent-items or dyadic sketch with the largest estimates over
+    ``(now - range, now]``, each with its certified interval [lower, upper]. 
 
     .. versionadded:: 0.1.0
 
     Parameters
     ----------
     sketch : :class:`~pyspark.sql.Column` or str
-        BINARY column of dyadic sketches.
+        As for :func:`ecm_heavy_hitters`.
     k : int or Column
         How many keys.
     range : int, str, datetime.timedelta or Column, optional
@@ -190,7 +195,8 @@ def ecm_range_count(sketch: ColumnOrName, lo: Any, hi: Any, range: Window = None
     Parameters
     ----------
     sketch : :class:`~pyspark.sql.Column` or str
-        BINARY column of dyadic sketches of numeric keys.
+        BINARY column of windowed quantile sketches (:func:`~ecmsketch.functions.quantile_agg`) or of
+        dyadic sketches of numeric keys.
     lo, hi : int, float or Column
         The bounds of the key range.
     range : int, str, datetime.timedelta or Column, optional
@@ -223,7 +229,8 @@ def ecm_rank(sketch: ColumnOrName, x: Any, range: Window = None, now: Now = None
     Parameters
     ----------
     sketch : :class:`~pyspark.sql.Column` or str
-        BINARY column of dyadic sketches of numeric keys.
+        BINARY column of windowed quantile sketches (:func:`~ecmsketch.functions.quantile_agg`) or of
+        dyadic sketches of numeric keys.
     x : int, float or Column
         The key whose rank is asked.
     range : int, str, datetime.timedelta or Column, optional
@@ -256,7 +263,8 @@ def ecm_quantile(sketch: ColumnOrName, q: Any, range: Window = None, now: Now = 
     Parameters
     ----------
     sketch : :class:`~pyspark.sql.Column` or str
-        BINARY column of dyadic sketches of numeric keys.
+        BINARY column of windowed quantile sketches (:func:`~ecmsketch.functions.quantile_agg`) or of
+        dyadic sketches of numeric keys.
     q : float, list of float or Column
         The quantile(s), in [0, 1].
     range : int, str, datetime.timedelta or Column, optional

@@ -113,7 +113,8 @@ def ecm_point(sketch: ColumnOrName, key: Any, range: Window = None, now: Now = N
     Parameters
     ----------
     sketch : :class:`~pyspark.sql.Column` or str
-        BINARY column of ECM-sketches (or dyadic sketches).
+        BINARY column of ECM-sketches (or dyadic sketches), or the STRUCT column of
+        :func:`~ecmsketch.functions.top_k_agg`.
     key : :class:`~pyspark.sql.Column`, str, bytes or int
         The key: a Column, or a Python value of the sketch's key type; or an ARRAY Column of keys.
     range : int, str, datetime.timedelta or Column, optional
@@ -217,7 +218,8 @@ def ecm_total(sketch: ColumnOrName, range: Window = None, now: Now = None) -> Co
     Parameters
     ----------
     sketch : :class:`~pyspark.sql.Column` or str
-        BINARY column of ECM-sketches (or dyadic sketches).
+        BINARY column of ECM-sketches, dyadic sketches or windowed quantile sketches, or the STRUCT
+        column of :func:`~ecmsketch.functions.top_k_agg`.
     range : int, str, datetime.timedelta or Column, optional
         Length of the queried range (default the window).
     now : int, datetime.datetime or Column, optional

@@ -59,7 +59,8 @@ object FunctionSpec {
       "range" -> ("The query range: counts (now - range, now], an INTERVAL or a number of ticks, no longer than " +
         "the window."),
       "now" -> "The end of the query range: a timestamp or tick no earlier than the sketch's last one.",
-      "key_type" -> "The type of the keys the sketch was built from: 'bigint', 'double', 'string' or 'binary'.",
+      "key_type" -> ("The type of the keys a BINARY sketch was built from: 'bigint', 'int', 'double', 'string' or 'binary' (a " +
+        "top_k_agg STRUCT carries its key type: leave it out)."),
       "id" -> ("The element's identity: rows with equal identities count once, at one site or several; NULL " +
         "rows are skipped.")
     )

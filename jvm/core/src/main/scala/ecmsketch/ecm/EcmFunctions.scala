@@ -32,7 +32,7 @@ object EcmFunctions {
       "BINARY",
       Seq(Example(s"SELECT ecm_point(ecm_merge(s), 'a') FROM (SELECT ecm_agg(k, ts, 100) AS s FROM VALUES ('a', 1, 0), ('a', 2, 1), ('b', 3, 1) AS t(k, ts, site) GROUP BY site);", "2.0"))),
     FunctionSpec("ecm_point",
-      Seq(req("sketch", "An ECM-sketch (BINARY) from ecm_agg or ecm_merge; NULL gives NULL."), req("key", "The key (of the sketch's key type), or an ARRAY of keys."), opt("range", "the window"), opt("now", "the sketch's last timestamp")),
+      Seq(req("sketch", "An ECM-sketch (BINARY) from ecm_agg or ecm_merge, a dyadic ECM-sketch, or a frequent-items sketch from top_k_agg or top_k_merge; NULL gives NULL."), req("key", "The key (STRING, BINARY, INT or BIGINT, as the sketch's keys), or an ARRAY of keys."), opt("range", "the window"), opt("now", "the sketch's last timestamp")),
       "_FUNC_(sketch, key [, range [, now]]) - Estimated weight of key in (now - range, now]. Range defaults to the window, now to the sketch's last timestamp. " +
         "With an ARRAY of keys, an ARRAY<DOUBLE> of the estimates in key order (a NULL element gives NULL), from one decode of the sketch.",
       "misc_funcs",
@@ -52,8 +52,8 @@ object EcmFunctions {
       "DOUBLE",
       Seq(Example(s"SELECT ecm_self_join(ecm_agg(k, ts, 10, optimize_for => 'inner_product')) FROM $Keys;", "5.0"))),
     FunctionSpec("ecm_total",
-      Seq(req("sketch"), opt("range", "the window"), opt("now", "the sketch's last timestamp")),
-      "_FUNC_(sketch [, range [, now]]) - Estimated total weight over the range.",
+      Seq(req("sketch", "An ECM-sketch, a dyadic ECM-sketch, a windowed quantile sketch (quantile_agg) or a frequent-items sketch (top_k_agg); NULL gives NULL."), opt("range", "the window"), opt("now", "the sketch's last timestamp")),
+      "_FUNC_(sketch [, range [, now]]) - Estimated total weight over the range (of an ECM-sketch, a dyadic ECM-sketch, a windowed quantile sketch or a frequent-items sketch).",
       "misc_funcs",
       "DOUBLE",
       Seq(Example(s"SELECT ecm_total(s), ecm_total(s, 2) FROM (SELECT ecm_agg(k, ts, 10) AS s FROM $Keys);", "3.0\t2.0"))))

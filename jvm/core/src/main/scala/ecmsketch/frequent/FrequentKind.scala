@@ -3,7 +3,7 @@ package ecmsketch.frequent
 import java.nio.charset.{CodingErrorAction, StandardCharsets}
 
 import ecmsketch.core.InfoField.{int, real, text}
-import ecmsketch.core.{ByteReader, ByteWriter, CellKind, Codec, InfoField, SketchException, SketchHeader, SketchKind, Windows}
+import ecmsketch.core.{ByteReader, ByteWriter, CellKind, Codec, FunctionSpec, InfoField, SketchException, SketchHeader, SketchKind, Windows}
 
 /** The frequent-items sketch (sketch kind 9, docs/design/windowed-top-k.md "Encoding"): cell kind 0,
   * then body version, key type, the plan (q, k), the keys in ascending order, and per scale its
@@ -20,6 +20,7 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
   def expected: String = "a frequent-items sketch (from top_k_agg)"
   def plural: String = "frequent-items sketches"
   def cellKinds: Seq[CellKind] = Nil
+  override def functions: Seq[FunctionSpec] = FrequentFunctions.all
   def cellKindOf(s: FrequentSketch): Int = Codec.NoCells
   def sizeHint(s: FrequentSketch): Int = (Codec.HeaderSize + 64 + 8 * s.storedEntries + 12L * s.keysHeld).min(Int.MaxValue - 64).toInt
 

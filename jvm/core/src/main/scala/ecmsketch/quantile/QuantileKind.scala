@@ -1,7 +1,7 @@
 package ecmsketch.quantile
 
 import ecmsketch.core.InfoField.{int, long, real}
-import ecmsketch.core.{ByteReader, ByteWriter, CellKind, Codec, InfoField, SketchException, SketchHeader, SketchKind}
+import ecmsketch.core.{ByteReader, ByteWriter, CellKind, Codec, FunctionSpec, InfoField, SketchException, SketchHeader, SketchKind}
 
 /** The windowed quantile sketch (sketch kind 8, docs/design/windowed-quantiles.md "Encoding"): cell
   * kind 0, then body version, delta, seed and the runs. A run is its coin state, its buckets (oldest
@@ -17,6 +17,7 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
   def expected: String = "a windowed quantile sketch (from quantile_agg)"
   def plural: String = "windowed quantile sketches"
   def cellKinds: Seq[CellKind] = Nil
+  override def functions: Seq[FunctionSpec] = QuantileFunctions.all
   def cellKindOf(s: QuantileSketch): Int = Codec.NoCells
   def sizeHint(s: QuantileSketch): Int =
     math.min(Int.MaxValue - 64L, Codec.HeaderSize + 32L + 14L * s.storedEntries + 32L * s.bucketCount + 16L * s.runCount).toInt

@@ -74,15 +74,23 @@ abstract class IngestAgg[S <: WindowSketch] extends TypedImperativeAggregate[Ing
   protected final def addRow(buffer: Ingest[S], fp: Long, input: InternalRow): Unit = addKeyedRow(buffer, fp, input, null)
 
   /** [[addRow]]; when the ingest keeps the row and `key` is not null, [[annexAdd]] sees it too. */
-  protected final def addKeyedRow(buffer: Ingest[S], fp: Long, input: InternalRow, key: Array[Byte]): Unit = {
+  protected final def addKeyedRow(buffer: Ingest[S], fp: Long, input: InternalRow, key: Array[Byte]): Unit =
+    if (addRowKept(buffer, fp, input) && key != null) annexAdd(buffer, fp, key, tsCol.long(input), weightOf(input))
+
+  /** [[addRow]], telling whether the ingest kept the row (false: a NULL ts or weight skipped it, or it
+    * lay a whole window behind the newest row).
+    */
+  protected final def addRowKept(buffer: Ingest[S], fp: Long, input: InternalRow): Boolean = {
     val tc = tsCol
     val t = tc.long(input)
-    if (t == InputColumn.Null && tc.isNull(input)) return
+    if (t == InputColumn.Null && tc.isNull(input)) return false
     val vc = valueCol
     val v = if (vc eq InputColumn.Absent) 1L else vc.long(input)
-    if (v == InputColumn.Null && vc.isNull(input)) return // (an absent weight reads 1)
-    if (buffer.add(fp, t, v) && key != null) annexAdd(buffer, fp, key, t, v)
+    if (v == InputColumn.Null && vc.isNull(input)) return false // (an absent weight reads 1)
+    buffer.add(fp, t, v)
   }
+
+  private def weightOf(input: InternalRow): Long = if (valueCol eq InputColumn.Absent) 1L else valueCol.long(input)
 
   /** [[addRow]] under the fingerprint of the row's key (`kc` = [[InputColumn.key]] of `key`, of key type
     * `keyKind`): read straight from the row when it is a bound integral column, else through eval.
@@ -301,8 +309,12 @@ abstract class SketchMergeAgg[S <: WindowSketch] extends TypedImperativeAggregat
 
   override def children: Seq[Expression] = Seq(child)
   override def checkInputDataTypes(): TypeCheckResult =
-    if (child.dataType == BinaryType || child.dataType == NullType) TypeCheckResult.TypeCheckSuccess
-    else TypeCheckResult.TypeCheckFailure(s"$prettyName: the argument must be a BINARY sketch column, got ${child.dataType.sql}")
+    if (child.dataType == BinaryType || child.dataType == NullType || (typedInput && TypedSketch.isTyped(child.dataType)))
+      TypeCheckResult.TypeCheckSuccess
+    else TypeCheckResult.TypeCheckFailure(s"$prettyName: the argument must be ${if (typedInput) "a sketch column (its STRUCT or BINARY)" else "a BINARY sketch column"}, got ${child.dataType.sql}")
+
+  /** Whether the merge takes typed sketch columns ([[TypedSketch]]) too, and returns the type it is given. */
+  protected def typedInput: Boolean = false
 
   override def createAggregationBuffer(): MergeBuffer = new MergeBuffer()
 
@@ -318,9 +330,8 @@ abstract class SketchMergeAgg[S <: WindowSketch] extends TypedImperativeAggregat
   override def update(buffer: MergeBuffer, input: InternalRow): MergeBuffer = DataErrors(prettyName)(updateRow(buffer, input))
 
   private def updateRow(buffer: MergeBuffer, input: InternalRow): MergeBuffer = {
-    val v = child.eval(input)
-    if (v == null) return buffer
-    val bytes = v.asInstanceOf[Array[Byte]]
+    val bytes = TypedSketch.bytes(child.eval(input), child.dataType)
+    if (bytes == null) return buffer
     check(buffer, decode(bytes))
     add(buffer, bytes)
     buffer
@@ -340,15 +351,16 @@ abstract class SketchMergeAgg[S <: WindowSketch] extends TypedImperativeAggregat
   }
 
   override def eval(buffer: MergeBuffer): Any = DataErrors(prettyName) {
-    if (buffer.parts.isEmpty) null
-    else if (buffer.parts.size == 1) buffer.parts.head
-    else encode(mergeAll(buffer.parts.toSeq.map(decode)))
+    val b = if (buffer.parts.isEmpty) null
+      else if (buffer.parts.size == 1) buffer.parts.head
+      else encode(mergeAll(buffer.parts.toSeq.map(decode)))
+    TypedSketch.value(b, dataType)
   }
 
   override def serialize(buffer: MergeBuffer): Array[Byte] = MergeBuffer.serialize(buffer)
   override def deserialize(bytes: Array[Byte]): MergeBuffer = DataErrors(prettyName) { MergeBuffer.deserialize(bytes) }
   override def nullable: Boolean = true
-  override def dataType: DataType = BinaryType
+  override def dataType: DataType = if (TypedSketch.isTyped(child.dataType)) child.dataType else BinaryType
 }
 
 /** `ecm_merge(sketch)`: order-preserving ⊕ of ECM-sketches (same parameters and seed). */

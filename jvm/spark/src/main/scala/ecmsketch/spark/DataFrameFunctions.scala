@@ -275,4 +275,24 @@ object functions {
   def decayed_selectivity(sketch: Column, lo: Column, hi: Column, decay: String, decayParam: Double, now: Column): Column = call("decayed_selectivity", Seq(sketch, lo, hi) ++ Seq(lit(decay), lit(decayParam), now))
   def decayed_selectivity(sketch: Column, lo: Column, hi: Column, options: Map[String, Any]): Column = call("decayed_selectivity", Seq(sketch, lo, hi), options)
   def decayed_selectivity(sketch: Column, lo: Column, hi: Column, options: java.util.Map[String, Any]): Column = call("decayed_selectivity", Seq(sketch, lo, hi), fromJava(options))
+
+  // ---- quantile_agg (aggregate)
+  def quantile_agg(value: Column, ts: Column): Column = call("quantile_agg", Seq(value, ts))
+  def quantile_agg(value: Column, ts: Column, window: Column): Column = call("quantile_agg", Seq(value, ts) ++ Seq(window))
+  def quantile_agg(value: Column, ts: Column, window: Column, epsilon: Double): Column = call("quantile_agg", Seq(value, ts) ++ Seq(window, lit(epsilon)))
+  def quantile_agg(value: Column, ts: Column, options: Map[String, Any]): Column = call("quantile_agg", Seq(value, ts), options)
+  def quantile_agg(value: Column, ts: Column, options: java.util.Map[String, Any]): Column = call("quantile_agg", Seq(value, ts), fromJava(options))
+
+  // ---- quantile_merge (aggregate)
+  def quantile_merge(sketch: Column): Column = call("quantile_merge", Seq(sketch))
+
+  // ---- top_k_agg (aggregate)
+  def top_k_agg(key: Column, ts: Column): Column = call("top_k_agg", Seq(key, ts))
+  def top_k_agg(key: Column, ts: Column, window: Column): Column = call("top_k_agg", Seq(key, ts) ++ Seq(window))
+  def top_k_agg(key: Column, ts: Column, window: Column, epsilon: Double): Column = call("top_k_agg", Seq(key, ts) ++ Seq(window, lit(epsilon)))
+  def top_k_agg(key: Column, ts: Column, options: Map[String, Any]): Column = call("top_k_agg", Seq(key, ts), options)
+  def top_k_agg(key: Column, ts: Column, options: java.util.Map[String, Any]): Column = call("top_k_agg", Seq(key, ts), fromJava(options))
+
+  // ---- top_k_merge (aggregate)
+  def top_k_merge(sketch: Column): Column = call("top_k_merge", Seq(sketch))
 }

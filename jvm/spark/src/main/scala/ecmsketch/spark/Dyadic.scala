@@ -12,7 +12,10 @@ import org.apache.spark.sql.types._
 
 import org.apache.spark.unsafe.types.UTF8String
 
+import ecmsketch.Families
 import ecmsketch.core.{KeyType, SketchException, SketchKind, WindowSketch}
+import ecmsketch.frequent.{FrequentItem, FrequentKind, FrequentSketch}
+import ecmsketch.quantile.QuantileKind
 import ecmsketch.ecm.{EcmSketch, Planner}
 import ecmsketch.ecm.dyadic.{DyadicKind, DyadicSketch, DyadicUniverse, Estimate, KeyEstimate, KeyTable}
 import ecmsketch.hash.Hashing
@@ -114,7 +117,9 @@ case class DyadicMergeAgg(child: Expression, mutableAggBufferOffset: Int = 0, in
   override def withNewInputAggBufferOffset(o: Int): ImperativeAggregate = copy(inputAggBufferOffset = o)
 }
 
-/** A dyadic query `f(sketch, arg [, range [, now]])`. */
+/** A query `f(sketch, arg [, range [, now]])` of a dyadic sketch, or of the family that shares it: a
+  * windowed quantile sketch (ranks, ranges, quantiles) or a frequent-items sketch (top-k, heavy hitters).
+  */
 abstract class DyadicQuery extends SketchScalar with RangeNowArgs with CodegenFallback {
   protected def rangeAt = 2
   protected def dyadic(b: Array[Byte]): DyadicSketch = as(DyadicKind, 0, b)
@@ -126,48 +131,62 @@ abstract class DyadicQuery extends SketchScalar with RangeNowArgs with CodegenFa
         "and quantiles of them have no meaningful order (use ecm_heavy_hitters, ecm_top_k or ecm_point)")
     s
   }
+  /** Argument 0 as a sketch of `other`'s kind, or a dyadic sketch ("expected one of them" otherwise). */
+  protected def sketchOr[S <: WindowSketch](other: SketchKind[S], b: Array[Byte]): Either[S, DyadicSketch] = decode(0, b) match {
+    case d: DyadicSketch => Right(d)
+    case s => other.cast(s).map(Left(_)).getOrElse(throw new SketchException(
+      s"$prettyName: expected ${other.describe} or ${DyadicKind.describe}, got ${Families.describe(s)}"))
+  }
   protected def numericArg(i: Int, what: String): Unit =
     if (!DyadicArgs.isNumeric(children(i).dataType))
       throw new SketchException(s"$prettyName: $what must be a number, got ${children(i).dataType.sql}")
 }
 
-/** `ecm_range_count(sketch, lo, hi [, range [, now]])`: estimated weight of keys in [lo, hi]. */
+/** `ecm_range_count(sketch, lo, hi [, range [, now]])`: estimated weight of keys (values) in [lo, hi]. */
 case class EcmRangeCount(children: Seq[Expression]) extends DyadicQuery {
   override def prettyName: String = "ecm_range_count"
   override protected def rangeAt = 3
   override def dataType: DataType = DoubleType
   override protected def checkArgs(): Unit = { numericArg(1, "lo"); numericArg(2, "hi"); checkRangeNow() }
   protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
-    val s = ordered(dyadic(sk(0)))
     val lo = children(1).eval(input); val hi = children(2).eval(input)
     if (lo == null || hi == null) return null
-    val (r, n) = rangeNow(s, input)
-    val e: Estimate =
-      if (isDouble(s)) s.rangeCount(DyadicArgs.toDouble(lo), DyadicArgs.toDouble(hi), r, n)
-      else {
-        if (!Args.isIntegral(children(1).dataType) || !Args.isIntegral(children(2).dataType))
-          throw new SketchException(s"$prettyName: this sketch holds integer keys; lo and hi must be integers")
-        s.rangeCount(Args.longOf(lo), Args.longOf(hi), r, n)
-      }
-    e.estimate
+    sketchOr(QuantileKind, sk(0)) match {
+      case Left(q) => val (r, n) = rangeNow(q, input); QuantileQueries.rangeCount(q, lo, hi, r, n, prettyName)
+      case Right(d) =>
+        val s = ordered(d)
+        val (r, n) = rangeNow(s, input)
+        val e: Estimate =
+          if (isDouble(s)) s.rangeCount(DyadicArgs.toDouble(lo), DyadicArgs.toDouble(hi), r, n)
+          else {
+            if (!Args.isIntegral(children(1).dataType) || !Args.isIntegral(children(2).dataType))
+              throw new SketchException(s"$prettyName: this sketch holds integer keys; lo and hi must be integers")
+            s.rangeCount(Args.longOf(lo), Args.longOf(hi), r, n)
+          }
+        e.estimate
+    }
   }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmRangeCount = copy(children = c)
 }
 
-/** `ecm_rank(sketch, x [, range [, now]])`: estimated weight of keys <= x. */
+/** `ecm_rank(sketch, x [, range [, now]])`: estimated weight of keys (values) <= x. */
 case class EcmRank(children: Seq[Expression]) extends DyadicQuery {
   override def prettyName: String = "ecm_rank"
   override def dataType: DataType = DoubleType
   override protected def checkArgs(): Unit = { numericArg(1, "x"); checkRangeNow() }
   protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
-    val s = ordered(dyadic(sk(0)))
     val x = children(1).eval(input)
     if (x == null) return null
-    val (r, n) = rangeNow(s, input)
-    if (isDouble(s)) s.rank(DyadicArgs.toDouble(x), r, n).estimate
-    else {
-      if (!Args.isIntegral(children(1).dataType)) throw new SketchException(s"$prettyName: this sketch holds integer keys; x must be an integer")
-      s.rank(Args.longOf(x), r, n).estimate
+    sketchOr(QuantileKind, sk(0)) match {
+      case Left(q) => val (r, n) = rangeNow(q, input); QuantileQueries.rank(q, x, r, n, prettyName)
+      case Right(d) =>
+        val s = ordered(d)
+        val (r, n) = rangeNow(s, input)
+        if (isDouble(s)) s.rank(DyadicArgs.toDouble(x), r, n).estimate
+        else {
+          if (!Args.isIntegral(children(1).dataType)) throw new SketchException(s"$prettyName: this sketch holds integer keys; x must be an integer")
+          s.rank(Args.longOf(x), r, n).estimate
+        }
     }
   }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmRank = copy(children = c)
@@ -192,53 +211,72 @@ case class EcmQuantile(children: Seq[Expression]) extends DyadicQuery {
     if (isDouble(s)) s.quantileDouble(q, r, n).map(Double.box).orNull
     else s.quantile(q, r, n).map(x => Double.box(x.toDouble)).orNull
   protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
-    val s = ordered(dyadic(sk(0)))
     val q = children(1).eval(input)
     if (q == null) return null
-    val (r, n) = rangeNow(s, input)
-    if (!qArray) one(s, DyadicArgs.toDouble(q), r, n)
-    else {
-      val a = q.asInstanceOf[ArrayData]
-      val et = children(1).dataType.asInstanceOf[ArrayType].elementType
-      new GenericArrayData(Array.tabulate[Any](a.numElements()) { i =>
-        if (a.isNullAt(i)) null else one(s, DyadicArgs.toDouble(a.get(i, et)), r, n)
-      })
+    val qs: Array[java.lang.Double] =
+      if (!qArray) Array(Double.box(DyadicArgs.toDouble(q)))
+      else {
+        val a = q.asInstanceOf[ArrayData]
+        val et = children(1).dataType.asInstanceOf[ArrayType].elementType
+        Array.tabulate(a.numElements())(i => if (a.isNullAt(i)) null else Double.box(DyadicArgs.toDouble(a.get(i, et))))
+      }
+    val answers: Array[Any] = sketchOr(QuantileKind, sk(0)) match {
+      case Left(s) => val (r, n) = rangeNow(s, input); QuantileQueries.quantiles(s, qs, r, n)
+      case Right(d) =>
+        val s = ordered(d)
+        val (r, n) = rangeNow(s, input)
+        qs.map(x => if (x == null) null else one(s, x.doubleValue, r, n))
     }
+    if (qArray) new GenericArrayData(answers) else answers(0)
   }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmQuantile = copy(children = c)
 }
 
 /** Heavy hitters and top-k: ARRAY<STRUCT<key, estimate, lower, upper>> ordered by estimate. The key
-  * type is BIGINT, or DOUBLE / STRING / BINARY with `key_type => 'double'|'string'|'binary'` (the
-  * sketch's key type is only known when a row is read, and a SQL type must be known before); it must
-  * be the type the sketch was built from.
+  * type is the one a typed sketch column carries ([[TypedSketch]]: the STRUCT of top_k_agg); for a
+  * BINARY sketch, BIGINT or the type `key_type => 'int'|'double'|'string'|'binary'` names (a SQL type
+  * must be known before a row is read); it must be the type the sketch was built from.
   */
 abstract class DyadicKeysQuery extends DyadicQuery {
   protected def keyTypeArg: Expression = children(4)
-  /** The key domain named by key_type. */
-  @transient private lazy val wanted: Int =
-    Args.constString(keyTypeArg, prettyName, "key_type", "bigint").trim.toLowerCase match {
-      case "bigint" => KeyType.Long
-      case "double" => DyadicSketch.DoubleKeys
-      case "string" => KeyType.String
-      case "binary" => KeyType.Binary
-      case other => throw new SketchException(s"$prettyName: key_type must be 'bigint', 'double', 'string' or 'binary', got '$other'")
+  /** The SQL type of the keys returned. */
+  @transient private lazy val keyDt: DataType = {
+    val named: Option[DataType] =
+      if (Args.isDefault(keyTypeArg)) None
+      else Some(Args.constString(keyTypeArg, prettyName, "key_type", "bigint").trim.toLowerCase match {
+        case "bigint" => LongType
+        case "int" => IntegerType
+        case "double" => DoubleType
+        case "string" => StringType
+        case "binary" => BinaryType
+        case other => throw new SketchException(s"$prettyName: key_type must be 'bigint', 'int', 'double', 'string' or 'binary', got '$other'")
+      })
+    (TypedSketch.keyTypeOf(children(0).dataType), named) match {
+      case (Some(t), Some(n)) if t != n => throw new SketchException(
+        s"$prettyName: key_type '${n.simpleString}' does not match the sketch column, whose keys are ${t.sql} (leave key_type out)")
+      case (Some(t), _) => t
+      case (None, n) => n.getOrElse(LongType)
     }
+  }
   override def dataType: DataType = ArrayType(StructType(Seq(
-    StructField("key", wanted match {
-      case DyadicSketch.DoubleKeys => DoubleType
-      case KeyType.String => StringType
-      case KeyType.Binary => BinaryType
-      case _ => LongType
-    }), StructField("estimate", DoubleType),
+    StructField("key", keyDt), StructField("estimate", DoubleType),
     StructField("lower", DoubleType), StructField("upper", DoubleType))), containsNull = false)
+  /** The dyadic key domain of the keys returned. */
+  private def wanted: Int = keyDt match {
+    case LongType => KeyType.Long
+    case DoubleType => DyadicSketch.DoubleKeys
+    case _: StringType => KeyType.String
+    case BinaryType => KeyType.Binary
+    case t => throw new SketchException(s"$prettyName: a dyadic sketch answers BIGINT, DOUBLE, STRING or BINARY keys, not ${t.sql}")
+  }
   protected def result(s: DyadicSketch, ks: Seq[KeyEstimate]): Any = {
-    val have = if (s.keyDomain == KeyType.Unset) wanted else s.keyDomain
-    if (have != wanted) throw new SketchException(
+    val w = wanted
+    val have = if (s.keyDomain == KeyType.Unset) w else s.keyDomain
+    if (have != w) throw new SketchException(
       s"$prettyName: this sketch holds ${DyadicSketch.domainName(s.keyDomain)} keys; call it with key_type => " +
         s"'${DyadicSketch.domainName(s.keyDomain)}'")
     new GenericArrayData(ks.map { k =>
-      val key: Any = wanted match {
+      val key: Any = w match {
         case DyadicSketch.DoubleKeys => k.doubleKey
         case KeyType.String => UTF8String.fromBytes(k.bytes)
         case KeyType.Binary => k.bytes
@@ -247,23 +285,27 @@ abstract class DyadicKeysQuery extends DyadicQuery {
       new GenericInternalRow(Array[Any](key, k.estimate, k.lower, k.upper))
     }.toArray[Any])
   }
+  protected def result(s: FrequentSketch, items: Seq[FrequentItem]): Any = TopKKeys.rows(s, items, keyDt, prettyName)
 }
 
-/** `ecm_heavy_hitters(sketch, phi [, range [, now]] [, key_type => 'bigint'|'double'])`: Theorem 5. */
+/** `ecm_heavy_hitters(sketch, phi [, range [, now]] [, key_type => ...])`: Theorem 5 for a dyadic
+  * sketch; the frequent-items sketch's certified heavy hitters.
+  */
 case class EcmHeavyHitters(children: Seq[Expression]) extends DyadicKeysQuery {
   override def prettyName: String = "ecm_heavy_hitters"
   override protected def checkArgs(): Unit = { numericArg(1, "phi"); checkRangeNow(); dataType }
   protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
-    val s = dyadic(sk(0))
     val phi = children(1).eval(input)
     if (phi == null) return null
-    val (r, n) = rangeNow(s, input)
-    result(s, s.heavyHitters(DyadicArgs.toDouble(phi), r, n))
+    sketchOr(FrequentKind, sk(0)) match {
+      case Left(f) => val (r, n) = rangeNow(f, input); result(f, f.heavyHitters(DyadicArgs.toDouble(phi), r, n))
+      case Right(s) => val (r, n) = rangeNow(s, input); result(s, s.heavyHitters(DyadicArgs.toDouble(phi), r, n))
+    }
   }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmHeavyHitters = copy(children = c)
 }
 
-/** `ecm_top_k(sketch, k [, range [, now]] [, key_type => 'bigint'|'double'])`. */
+/** `ecm_top_k(sketch, k [, range [, now]] [, key_type => ...])`. */
 case class EcmTopK(children: Seq[Expression]) extends DyadicKeysQuery {
   override def prettyName: String = "ecm_top_k"
   override protected def checkArgs(): Unit = {
@@ -271,13 +313,14 @@ case class EcmTopK(children: Seq[Expression]) extends DyadicKeysQuery {
     checkRangeNow(); dataType
   }
   protected def compute(sk: Array[Array[Byte]], input: InternalRow): Any = {
-    val s = dyadic(sk(0))
     val k = children(1).eval(input)
     if (k == null) return null
     val kk = Args.longOf(k)
     if (kk < 1 || kk > DyadicSketch.MaxTopK) throw new SketchException(s"$prettyName: k must be in [1, ${DyadicSketch.MaxTopK}], got $kk")
-    val (r, n) = rangeNow(s, input)
-    result(s, s.topK(kk.toInt, r, n))
+    sketchOr(FrequentKind, sk(0)) match {
+      case Left(f) => val (r, n) = rangeNow(f, input); result(f, f.topK(kk.toInt, r, n))
+      case Right(s) => val (r, n) = rangeNow(s, input); result(s, s.topK(kk.toInt, r, n))
+    }
   }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmTopK = copy(children = c)
 }

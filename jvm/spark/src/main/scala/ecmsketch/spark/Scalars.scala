@@ -16,10 +16,12 @@ import ecmsketch.core.{InfoType, SketchException, SketchKind, WindowSketch}
 import ecmsketch.dwave.{DwKind, DwSketch}
 import ecmsketch.ecm.{EcmKind, EcmSketch}
 import ecmsketch.ecm.dyadic.DyadicSketch
+import ecmsketch.frequent.FrequentSketch
+import ecmsketch.quantile.QuantileSketch
 import ecmsketch.rwave.{DistinctKind, DistinctSketch}
 import ecmsketch.eh.{EhKind, EhSketch}
 
-/** Base of the sketch query functions: the first `sketchArgs` children are BINARY sketches, a NULL
+/** Base of the sketch query functions: the first `sketchArgs` children are sketches (BINARY, or the STRUCT of [[TypedSketch]]), a NULL
   * sketch gives NULL, and the last decoded sketch of each argument is cached (queries usually
   * probe one sketch with many keys). Subclasses either generate code ([[EcmPoint]]) or mix in
   * CodegenFallback (which keeps their operator out of whole-stage code generation).
@@ -43,7 +45,7 @@ abstract class SketchScalar extends Expression {
 
   /** Foldable sketch arguments are evaluated once; their bytes stay the same for every row. */
   @transient private lazy val constBytes: Array[Array[Byte]] = children.take(sketchArgs).map { c =>
-    if (c.foldable) c.eval() match { case b: Array[Byte] => b; case _ => null } else null
+    if (c.foldable) TypedSketch.bytes(c.eval(), c.dataType) else null
   }.toArray
 
   protected def decode(i: Int, b: Array[Byte]): WindowSketch = {
@@ -81,7 +83,7 @@ abstract class SketchScalar extends Expression {
         case _ => ()
       }
     }
-    children(i).eval(input).asInstanceOf[Array[Byte]]
+    TypedSketch.bytes(children(i).eval(input), children(i).dataType)
   }
 
   /** Argument `i` decoded as a sketch of kind `kind` ("f: expected <kind>, got <what it is>" otherwise). */
@@ -94,8 +96,8 @@ abstract class SketchScalar extends Expression {
 
   override def checkInputDataTypes(): TypeCheckResult = Checks {
     children.take(sketchArgs).foreach { c =>
-      if (c.dataType != BinaryType && c.dataType != NullType)
-        throw new SketchException(s"$prettyName: the sketch argument must be BINARY, got ${c.dataType.sql}")
+      if (!TypedSketch.isSketchColumn(c.dataType))
+        throw new SketchException(s"$prettyName: the sketch argument must be a sketch (BINARY, or the STRUCT of top_k_agg), got ${c.dataType.sql}")
     }
     checkArgs()
   }
@@ -182,7 +184,7 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
     val last = lastBytes
     if ((last ne b) && (last == null || last.length != b.length || !java.util.Arrays.equals(last, b))) {
       lastSketch = decode(0, b) match {
-        case d: DyadicSketch => d
+        case d @ (_: DyadicSketch | _: FrequentSketch) => d
         case _ => as(EcmKind, 0, b)
       }
       lastBytes = b
@@ -295,6 +297,8 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
       return ev.copy(code = code"boolean ${ev.isNull} = true; $jt ${ev.value} = ${CodeGenerator.defaultValue(dataType)};")
     val self = ctx.addReferenceObj("ecmPoint", this, classOf[EcmPoint].getName)
     val sk = children(0).genCode(ctx)
+    // a typed sketch column (the STRUCT of top_k_agg) holds the bytes in its first field
+    val skBytes = if (TypedSketch.isTyped(children(0).dataType)) s"${sk.value}.getBinary(0)" else s"${sk.value}"
     val k = children(1).genCode(ctx)
     val (rnCode, rArg, nArg) =
       if (constRangeNow) ("", "null", "null")
@@ -316,7 +320,7 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
       |  if (!${k.isNull}) {
       |    $rnCode
       |    ${ev.isNull} = false;
-      |    ${ev.value} = $self.$method(${sk.value}, ${k.value}, $rArg, $nArg);
+      |    ${ev.value} = $self.$method($skBytes, ${k.value}, $rArg, $nArg);
       |  }
       |}""".stripMargin)
   }
@@ -335,13 +339,14 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
   // of double keys, as doubles). The typed entry points above route dyadic sketches here.
   private def dyadicOne(s: WindowSketch, key: Any, rv: Any, nv: Any): Double = {
     val (r, n) = rangeNowOf(s, rv, nv)
-    DyadicPoint.point(s, key, elemType, r, n).get
+    DyadicPoint.point(s, key, elemType, r, n).orElse(FrequentPoint.point(s, key, r, n)).get
   }
 
   private def dyadicMany(s: WindowSketch, keys: ArrayData, rv: Any, nv: Any): ArrayData = {
     val (r, n) = rangeNowOf(s, rv, nv)
     new GenericArrayData(Array.tabulate[Any](keys.numElements()) { i =>
-      if (keys.isNullAt(i)) null else DyadicPoint.point(s, element(keys, i), elemType, r, n).get
+      if (keys.isNullAt(i)) null
+      else { val k = element(keys, i); DyadicPoint.point(s, k, elemType, r, n).orElse(FrequentPoint.point(s, k, r, n)).get }
     })
   }
 
@@ -436,12 +441,14 @@ case class EcmSelfJoin(children: Seq[Expression]) extends RangeQuery[EcmSketch] 
 case class EcmTotal(children: Seq[Expression]) extends RangeQuery[WindowSketch] {
   override def prettyName: String = "ecm_total"
   protected def sketch(b: Array[Byte]): WindowSketch = decode(0, b) match {
-    case d: DyadicSketch => d
+    case d @ (_: DyadicSketch | _: QuantileSketch | _: FrequentSketch) => d
     case _ => as(EcmKind, 0, b)
   }
   protected def query(s: WindowSketch, r: java.lang.Long, n: java.lang.Long): Double = s match {
     case d: DyadicSketch => d.total(r, n)
     case e: EcmSketch => e.total(r, n)
+    case q: QuantileSketch => q.count(r, n)
+    case f: FrequentSketch => f.rangeCount(r, n).estimate
     case other => throw new SketchException(s"ecm_total: expected ${EcmKind.describe}, got ${Families.describe(other)}")
   }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmTotal = copy(children = c)

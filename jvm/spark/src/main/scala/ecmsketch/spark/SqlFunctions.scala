@@ -41,7 +41,8 @@ object SqlFunctions {
   }
 
   /** The expressions of every function, by family (each family's Spark file lists its own). */
-  private def impls: Seq[Impl] = SketchFunctions.all ++ DyadicFunctionImpls.all ++ AsyncFunctionImpls.all ++ DecayedFunctionImpls.all
+  private def impls: Seq[Impl] = SketchFunctions.all ++ DyadicFunctionImpls.all ++ AsyncFunctionImpls.all ++ DecayedFunctionImpls.all ++
+    QuantileFunctionImpls.all ++ FrequentFunctionImpls.all
 
   /** The function specs of every registered kind, in registration order, then `sketch_info`. */
   def specs: Seq[FunctionSpec] = Families.all.flatMap(_.functions) ++ SketchDescription.functions

@@ -76,13 +76,25 @@ class DataFrameFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
     sameAgg("async_quantile_agg", F.async_quantile_agg(col("d"), ts), "async_quantile_agg(d, ts)")
     sameAgg("decayed_agg", F.decayed_agg(lit(1), ts, Map[String, Any]("value" -> col("x"), "decay" -> "exp", "decay_param" -> 10.0)),
       "decayed_agg(1, ts, value => x, decay => 'exp', decay_param => 10.0)")
+    sameAgg("quantile_agg", F.quantile_agg(col("d"), ts, lit(100L), 0.05), "quantile_agg(d, ts, 100, 0.05)")
+    sameAgg("quantile_agg", F.quantile_agg(col("d"), ts, Map[String, Any]("weight" -> col("v"), "seed" -> 3L)),
+      "quantile_agg(d, ts, weight => v, seed => 3)")
+    // top_k_agg returns the STRUCT that carries the key type: compared as rows (Row compares BINARY by content)
+    def sameRow(name: String, c: Column, sql: String): Unit = {
+      tested += name
+      val got = rows.agg(c).head(); val want = spark.sql(s"SELECT $sql FROM r").head()
+      assert(got == want && got.schema.head.dataType == want.schema.head.dataType, s"$name: DataFrame $got, SQL $sql gives $want")
+    }
+    sameRow("top_k_agg", F.top_k_agg(k, ts, lit(100L), 0.01), "top_k_agg(k, ts, 100, 0.01)")
+    sameRow("top_k_agg", F.top_k_agg(col("x"), ts, Map[String, Any]("value" -> col("v"), "merge_levels" -> 2)),
+      "top_k_agg(x, ts, value => v, merge_levels => 2)")
   }
 
   test("every merge builds the bytes of its SQL namesake") {
     val parts = spark.sql(
       """SELECT ecm_agg(k, ts, 100) AS e, eh_agg(ts, 100) AS h, dwave_agg(ts, 100) AS w,
         |       distinct_agg(k, ts, 100) AS dc, dyadic_agg(x, ts, 100) AS y, async_sum_agg(v, ts) AS a,
-        |       decayed_agg(1, ts) AS dec
+        |       decayed_agg(1, ts) AS dec, quantile_agg(d, ts, 100) AS q, top_k_agg(k, ts, 100) AS t
         |FROM r GROUP BY ts % 3""".stripMargin).coalesce(1).cache()
     parts.createOrReplaceTempView("parts")
     def same(name: String, c: Column, column: String): Unit = {
@@ -96,6 +108,9 @@ class DataFrameFunctionsSuite extends AnyFunSuite with BeforeAndAfterAll {
     same("dyadic_merge", F.dyadic_merge(col("y")), "y")
     same("async_merge", F.async_merge(col("a")), "a")
     same("decayed_merge", F.decayed_merge(col("dec")), "dec")
+    same("quantile_merge", F.quantile_merge(col("q")), "q")
+    tested += "top_k_merge"
+    assert(parts.agg(F.top_k_merge(col("t"))).head() == spark.sql("SELECT top_k_merge(t) FROM parts").head(), "top_k_merge")
   }
 
   test("every scalar answers as its SQL namesake") {

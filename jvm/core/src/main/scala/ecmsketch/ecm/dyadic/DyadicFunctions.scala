@@ -27,38 +27,46 @@ object DyadicFunctions {
       "BINARY",
       Seq(Example(s"SELECT ecm_rank(dyadic_merge(s), 3) FROM (SELECT dyadic_agg(x, ts, 100) AS s FROM VALUES (1, 1, 0), (2, 2, 1), (3, 3, 1), (4, 4, 0) AS t(x, ts, site) GROUP BY site);", "3.0"))),
     FunctionSpec("ecm_heavy_hitters",
-      Seq(req("sketch", "A dyadic ECM-sketch (BINARY) from dyadic_agg or dyadic_merge; NULL gives NULL."), req("phi", "The threshold: a share of the range's total in (0, 1), or a weight (>= 1)."), opt("range", "the window"), opt("now", "the sketch's last timestamp"), opt("key_type", "'bigint'")),
-      "_FUNC_(sketch, phi [, range [, now]] [, key_type => 'bigint'|'double'|'string'|'binary']) - Keys of a dyadic sketch with weight >= phi " +
-        "times the range's total (phi in (0, 1)) or >= phi (phi >= 1): ARRAY<STRUCT<key, estimate, lower, upper>> by estimate. " +
-        "Every key with weight >= (phi + epsilon) times the total is reported (string and binary keys: also above the " +
-        "sketch's candidate_recall_floor). key_type must name the type the sketch was built from (default 'bigint').",
+      Seq(req("sketch", "A frequent-items sketch from top_k_agg or top_k_merge (its STRUCT, which carries the key type, or its BINARY sketch field), or a dyadic ECM-sketch (BINARY) from dyadic_agg or dyadic_merge; NULL gives NULL."), req("phi", "The threshold: a share of the range's total in (0, 1] (a dyadic sketch also takes a weight >= 1)."), opt("range", "the window"), opt("now", "the sketch's last timestamp"), opt("key_type", "the STRUCT's key type, else 'bigint'")),
+      "_FUNC_(sketch, phi [, range [, now]] [, key_type => 'bigint'|'int'|'double'|'string'|'binary']) - Keys with weight >= phi " +
+        "times the range's total: ARRAY<STRUCT<key, estimate, lower, upper>> by estimate. A frequent-items sketch reports every " +
+        "key with weight >= (phi + e) times the total and none below (phi - e) times it, e its heavy_hitter_error_bound " +
+        "(deterministic). A dyadic sketch (where phi >= 1 is a weight) reports every key with weight >= (phi + epsilon) times " +
+        "the total (string and binary keys: also above the sketch's candidate_recall_floor). Keys come back in the key type " +
+        "of a top_k_agg STRUCT; for a BINARY sketch, key_type must name the type it was built from (default 'bigint').",
       "misc_funcs",
-      "ARRAY<STRUCT<key, estimate: DOUBLE, lower: DOUBLE, upper: DOUBLE>> (key of key_type)",
-      Seq(Example(s"SELECT transform(ecm_heavy_hitters(dyadic_agg(x, ts), 0.3), h -> h.key) FROM VALUES (1, 1), (2, 2), (3, 3), (3, 4), (5, 5) AS t(x, ts);", "[3]"),
+      "ARRAY<STRUCT<key, estimate: DOUBLE, lower: DOUBLE, upper: DOUBLE>> (key of the sketch's key type)",
+      Seq(Example(s"SELECT transform(ecm_heavy_hitters(top_k_agg(k, ts), 0.5), h -> h.key) FROM $Keys;", "[\"a\"]"),
+        Example(s"SELECT transform(ecm_heavy_hitters(dyadic_agg(x, ts), 0.3), h -> h.key) FROM VALUES (1, 1), (2, 2), (3, 3), (3, 4), (5, 5) AS t(x, ts);", "[3]"),
         Example(s"SELECT transform(ecm_heavy_hitters(dyadic_agg(k, ts), 0.5, key_type => 'string'), h -> h.key) FROM $Keys;", "[\"a\"]"))),
     FunctionSpec("ecm_top_k",
-      Seq(req("sketch", "A dyadic ECM-sketch (BINARY) from dyadic_agg or dyadic_merge; NULL gives NULL."), req("k", "How many keys: a positive integer."), opt("range", "the window"), opt("now", "the sketch's last timestamp"), opt("key_type", "'bigint'")),
-      "_FUNC_(sketch, k [, range [, now]] [, key_type => 'bigint'|'double'|'string'|'binary']) - The k keys of a dyadic sketch with the largest " +
-        "estimated weight: ARRAY<STRUCT<key, estimate, lower, upper>> by estimate.",
+      Seq(req("sketch", "A frequent-items sketch from top_k_agg or top_k_merge (its STRUCT, which carries the key type, or its BINARY sketch field), or a dyadic ECM-sketch (BINARY) from dyadic_agg or dyadic_merge; NULL gives NULL."), req("k", "How many keys: a positive integer."), opt("range", "the window"), opt("now", "the sketch's last timestamp"), opt("key_type", "the STRUCT's key type, else 'bigint'")),
+      "_FUNC_(sketch, k [, range [, now]] [, key_type => 'bigint'|'int'|'double'|'string'|'binary']) - The k keys with the largest " +
+        "estimated weight in the range, of a frequent-items sketch or a dyadic sketch: ARRAY<STRUCT<key, estimate, lower, upper>> " +
+        "by estimate, each key's weight certified to lie in [lower, upper]. Keys come back in the key type of a top_k_agg " +
+        "STRUCT; for a BINARY sketch, key_type must name the type it was built from (default 'bigint').",
       "misc_funcs",
-      "ARRAY<STRUCT<key, estimate: DOUBLE, lower: DOUBLE, upper: DOUBLE>> (key of key_type)",
+      "ARRAY<STRUCT<key, estimate: DOUBLE, lower: DOUBLE, upper: DOUBLE>> (key of the sketch's key type)",
       Seq(Example(s"SELECT ecm_top_k(s, 1)[0].key, ecm_top_k(s, 1)[0].estimate FROM (SELECT dyadic_agg(x, ts) AS s FROM VALUES (1, 1), (2, 2), (3, 3), (3, 4), (5, 5) AS t(x, ts));", "3\t2.0"))),
     FunctionSpec("ecm_range_count",
-      Seq(req("sketch", "A dyadic ECM-sketch (BINARY) of numeric keys; NULL gives NULL."), req("lo", "The lowest key counted."), req("hi", "The highest key counted."), opt("range", "the window"), opt("now", "the sketch's last timestamp")),
-      "_FUNC_(sketch, lo, hi [, range [, now]]) - Estimated weight of the keys in [lo, hi] (inclusive) of a dyadic sketch.",
+      Seq(req("sketch", "A windowed quantile sketch (BINARY) from quantile_agg or quantile_merge, or a dyadic ECM-sketch of numeric keys; NULL gives NULL."), req("lo", "The lowest key (value) counted."), req("hi", "The highest key (value) counted."), opt("range", "the window"), opt("now", "the sketch's last timestamp")),
+      "_FUNC_(sketch, lo, hi [, range [, now]]) - Estimated weight of the keys (values) in [lo, hi] (inclusive), of a windowed " +
+        "quantile sketch (within 2 epsilon times the range's weight) or a dyadic sketch.",
       "misc_funcs",
       "DOUBLE",
       Seq(Example(s"SELECT ecm_range_count(dyadic_agg(x, ts), 2, 4) FROM VALUES (1, 1), (2, 2), (3, 3), (3, 4), (5, 5) AS t(x, ts);", "3.0"))),
     FunctionSpec("ecm_rank",
-      Seq(req("sketch", "A dyadic ECM-sketch (BINARY) of numeric keys; NULL gives NULL."), req("x", "The key whose rank is estimated."), opt("range", "the window"), opt("now", "the sketch's last timestamp")),
-      "_FUNC_(sketch, x [, range [, now]]) - Estimated weight of the keys <= x of a dyadic sketch.",
+      Seq(req("sketch", "A windowed quantile sketch (BINARY) from quantile_agg or quantile_merge, or a dyadic ECM-sketch of numeric keys; NULL gives NULL."), req("x", "The key (value) whose rank is estimated."), opt("range", "the window"), opt("now", "the sketch's last timestamp")),
+      "_FUNC_(sketch, x [, range [, now]]) - Estimated weight of the keys (values) <= x, of a windowed quantile sketch (within " +
+        "epsilon times the range's weight) or a dyadic sketch.",
       "misc_funcs",
       "DOUBLE",
       Seq(Example(s"SELECT ecm_rank(dyadic_agg(x, ts), 3) FROM VALUES (1, 1), (2, 2), (3, 3), (3, 4), (5, 5) AS t(x, ts);", "4.0"))),
     FunctionSpec("ecm_quantile",
-      Seq(req("sketch", "A dyadic ECM-sketch (BINARY) of numeric keys; NULL gives NULL."), req("q", "The quantile in [0, 1], or an ARRAY of them."), opt("range", "the window"), opt("now", "the sketch's last timestamp")),
-      "_FUNC_(sketch, q [, range [, now]]) - The q-quantile (DOUBLE) of the keys of a dyadic sketch over the range; with an " +
-        "ARRAY of q, an ARRAY<DOUBLE>. NULL for an empty range.",
+      Seq(req("sketch", "A windowed quantile sketch (BINARY) from quantile_agg or quantile_merge, or a dyadic ECM-sketch of numeric keys; NULL gives NULL."), req("q", "The quantile in [0, 1], or an ARRAY of them."), opt("range", "the window"), opt("now", "the sketch's last timestamp")),
+      "_FUNC_(sketch, q [, range [, now]]) - The q-quantile (DOUBLE) of the values of a windowed quantile sketch (its rank " +
+        "within epsilon times the range's weight) or of the keys of a dyadic sketch, over the range; with an ARRAY of q, an " +
+        "ARRAY<DOUBLE>. NULL for an empty range.",
       "misc_funcs",
       "DOUBLE (ARRAY<DOUBLE> for an ARRAY of q)",
       Seq(Example(s"SELECT ecm_quantile(s, 0.5), ecm_quantile(s, array(0.2, 1.0)) FROM (SELECT dyadic_agg(x, ts) AS s FROM VALUES (1, 1), (2, 2), (3, 3), (3, 4), (5, 5) AS t(x, ts));", "3.0\t[1.0,5.0]"))))
