@@ -33,10 +33,10 @@ def run_python(code: str) -> str:
 # ------------------------------------------------------------------ exports
 
 
-def test_there_are_nine_sketch_classes():
+def test_there_are_ten_sketch_classes():
     assert sorted(c.__name__ for c in sketch_classes()) == [
         "AsyncQuantile", "AsyncSum", "DecayedSketch", "DetWave", "DistinctSketch", "DyadicSketch", "EcmSketch",
-        "ExpHistogram", "QuantileSketch"]
+        "ExpHistogram", "FrequentSketch", "QuantileSketch"]
 
 
 def test_every_sketch_class_is_exported_from_the_package():
@@ -87,6 +87,7 @@ BUILD = {
     "AsyncQuantile": (dict(epsilon=0.2, delta=0.1, window=3600), [(2.5, 12), (0.5, 10), (1.0, 11)]),
     "DecayedSketch": (dict(epsilon=0.2, delta=0.1, decay="exp", decay_param=100.0), [(1, 12), (2, 10), (1, 11)]),
     "QuantileSketch": (dict(epsilon=0.05, window=3600), [(2.5, 10), (0.5, 11), (1.0, 12, 2)]),
+    "FrequentSketch": (dict(epsilon=0.05, window=3600), [(1, 10), (2, 11), (1, 12, 3)]),
 }
 
 
@@ -147,6 +148,8 @@ def test_wrap_takes_a_jvm_sketch(name):
     (lambda: ecmsketch.QuantileSketch("0.1"), "epsilon must be a number, got '0.1'"),
     (lambda: ecmsketch.QuantileSketch(0.01, delta=0.9), "delta must be in [1.0E-12, 0.5], got 0.9"),
     (lambda: ecmsketch.QuantileSketch(0.01, window_type="rows"), "window_type must be 'time' or 'count', got 'rows'"),
+    (lambda: ecmsketch.FrequentSketch(None), "epsilon must be a number, got None"),
+    (lambda: ecmsketch.FrequentSketch(0.01, merge_levels=True), "merge_levels must be an integer in [0, 63], got True"),
     (lambda: ecmsketch.DecayedSketch(decay="exp", decay_param="10"), "decay_param must be a number, got '10'"),
     (lambda: ecmsketch.DecayedSketch(decay=2, decay_param=1.0), "decay must be 'window', 'exp' or 'poly', got 2"),
 ])
@@ -238,6 +241,7 @@ REPRS = {
     "AsyncQuantile": "AsyncQuantile(epsilon=0.2, delta=0.1, window=3600)",
     "DecayedSketch": "DecayedSketch(epsilon=0.2, delta=0.1, decay='exp', decay_param=100.0)",
     "QuantileSketch": "QuantileSketch(epsilon=0.05, delta=0.01, window=3600)",
+    "FrequentSketch": "FrequentSketch(epsilon=0.05, window=3600)",
 }
 
 

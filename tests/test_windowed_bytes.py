@@ -1,6 +1,6 @@
-"""The JPype QuantileSketch (no Spark): answers against exact ones computed with numpy on seeded
-streams, across ranges from a few ticks to the whole window; merges of several sites; bytes round
-trips; refusals."""
+"""The JPype QuantileSketch and FrequentSketch (no Spark): answers against exact ones computed with
+numpy on seeded streams, across ranges from a few ticks to the whole window; merges of several sites;
+bytes round trips; refusals."""
 from __future__ import annotations
 
 import itertools
@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
-from ecmsketch import ExpHistogram, QuantileSketch, SketchError
+from ecmsketch import ExpHistogram, FrequentSketch, QuantileSketch, SketchError
 
 Q_EPS = 0.01
 QS = (0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0)
@@ -212,3 +212,236 @@ def test_quantile_refusals():
             QuantileSketch.merge([s, other])
     with pytest.raises(SketchError, match="expected a windowed quantile sketch"):
         QuantileSketch.from_bytes(ExpHistogram(0.05, 100).to_bytes())
+
+
+# ------------------------------------------------------------------ frequent items
+
+
+def _zipf_ids(rng, n, universe=3000, s=1.1):
+    p = np.arange(1, universe + 1, dtype=np.float64) ** -s
+    return rng.choice(universe, size=n, p=p / p.sum()).astype(np.int64)
+
+
+#: Python keys of each type, from an integer id (distinct ids give distinct keys).
+KEYS = {
+    "int": lambda i: int(i) * 7919 - 5_000_000,
+    "str": lambda i: f"key-{int(i)}-é",
+    "bytes": lambda i: int(i).to_bytes(3, "big") + b"\x00",
+    "float": lambda i: int(i) * 0.5 - 100.25,
+}
+KEY_TYPE = {"int": "bigint", "str": "string", "bytes": "binary", "float": "double"}
+
+
+def _exact(ids, ts, ws, now, r):
+    """Exact weights by id in (now - r, now], and the range's weight."""
+    m = (ts <= now) if r is None else (ts > now - r) & (ts <= now)
+    counts = np.bincount(ids[m], weights=None if ws is None else ws[m])
+    freqs = {int(i): int(c) for i, c in enumerate(counts) if c > 0}
+    return freqs, sum(freqs.values())
+
+
+def _check_frequent(s, key_of, ids, ts, ws, now, ranges, rng):
+    """For every range: the range's weight, the interval of every key held and of a sample of the
+    others, estimates within error_bound * n, heavy hitters and top-10 as promised."""
+    e = s.error_bound
+    for r in ranges:
+        freqs, n = _exact(ids, ts, ws, now, r)
+        c = s.range_count(r, now)
+        assert c["lower"] <= n <= c["upper"] and abs(c["estimate"] - n) <= e * n + 1e-9, (r, c, n)
+        assert s.total(r, now) == c["estimate"]
+        by_key = {key_of(i): f for i, f in freqs.items()}
+        held = s.top_k(1 << 30, r, now)  # every key held, with its interval
+        assert [x["estimate"] for x in held] == sorted((x["estimate"] for x in held), reverse=True)
+        for x in held:
+            f = by_key.get(x["key"], 0)
+            assert type(x["key"]) is type(key_of(0))
+            assert x["lower"] <= f <= x["upper"], (r, x, f)
+            assert abs(x["estimate"] - f) <= e * n + 1e-9, (r, x, f, e * n)
+        held_keys = {x["key"] for x in held}
+        others = [k for k in by_key if k not in held_keys]
+        for k in [others[i] for i in rng.permutation(len(others))[:40]] + [key_of(10**6)]:
+            x = s.estimate(k, r, now)
+            f = by_key.get(k, 0)
+            assert x["key"] == k and x["lower"] <= f <= x["upper"] and abs(x["estimate"] - f) <= e * n + 1e-9
+        if n == 0:
+            assert held == [] and s.heavy_hitters(0.1, r, now) == []
+            continue
+        for phi in (0.01, 0.05, 0.2):
+            hh = s.heavy_hitters(phi, r, now)
+            got = {x["key"] for x in hh}
+            assert [x["estimate"] for x in hh] == sorted((x["estimate"] for x in hh), reverse=True)
+            for k, f in by_key.items():
+                if f >= (phi + e) * n:
+                    assert k in got, (r, phi, k, f, n)
+            for k in got:
+                assert by_key.get(k, 0) >= (phi - e) * n, (r, phi, k, by_key.get(k, 0), n)
+        ranked = sorted(by_key.values(), reverse=True)
+        if len(ranked) > 10:
+            clear = {k for k, f in by_key.items() if f > ranked[10] + 2 * e * n}
+            top = [x["key"] for x in s.top_k(10, r, now)]
+            assert len(top) == 10 and clear <= set(top), (r, clear - set(top))
+
+
+@pytest.mark.parametrize("kind", sorted(KEYS))
+def test_frequent_intervals_top_k_and_heavy_hitters_against_exact(kind):
+    rng = np.random.default_rng(len(kind))
+    n, window = 40_000, 25_000
+    ids = _zipf_ids(rng, n)
+    ts = _times(rng, n)
+    ws = rng.integers(1, 4, size=n) if kind == "int" else None  # weighted rows once
+    key_of = KEYS[kind]
+    keys = [key_of(i) for i in ids.tolist()]
+    s = FrequentSketch(0.01, window)
+    for chunk in np.array_split(np.arange(n), 3):
+        s.add_many([keys[i] for i in chunk] if kind != "float" else np.array([keys[i] for i in chunk]),
+                   ts[chunk], None if ws is None else ws[chunk])
+    assert s.key_type == KEY_TYPE[kind] and s.info()["key_type"] == KEY_TYPE[kind]
+    assert s.error_bound <= 0.01
+    last = int(ts[-1])
+    for now in (last, last + 3):
+        _check_frequent(s, key_of, ids, ts, ws, now, _ranges(rng, ts, window, now, 8), rng)
+    # bytes read back answer the same
+    b = s.to_bytes()
+    d = FrequentSketch.from_bytes(b)
+    assert d.to_bytes() == b and d.key_type == s.key_type
+    for r in (1, 100, window):
+        assert d.top_k(20, r) == s.top_k(20, r) and d.range_count(r) == s.range_count(r)
+        assert d.heavy_hitters(0.02, r) == s.heavy_hitters(0.02, r)
+        assert d.estimate(keys[-1], r) == s.estimate(keys[-1], r)
+
+
+@pytest.mark.parametrize("sites", [2, 3, 6])
+def test_frequent_merges_of_sites_keep_the_intervals(sites):
+    rng = np.random.default_rng(200 + sites)
+    n, window = 40_000, 20_000
+    ids = _zipf_ids(rng, n, universe=2000)
+    ts = _times(rng, n)
+    key_of = KEYS["str"] if sites == 3 else KEYS["int"]
+    keys = np.array([key_of(i) for i in ids.tolist()], dtype=object)
+    site = rng.integers(0, sites, size=n)
+    sks = []
+    for i in range(sites):
+        s = FrequentSketch(0.01, window)
+        idx = np.flatnonzero(site == i)
+        s.add_many(keys[idx], ts[idx])
+        sks.append(s)
+    m = FrequentSketch.merge(sks)
+    assert m.merge_depth == 1 and m.error_bound <= 0.01
+    assert m.to_bytes() == FrequentSketch.merge([s.to_bytes() for s in sks]).to_bytes()
+    last = int(ts[-1])
+    _check_frequent(m, key_of, ids, ts, None, last, _ranges(rng, ts, window, last, 8), rng)
+    # a merge of merges (two levels, within the plan of one merge level plus merge_levels=1)
+    if sites == 6:
+        deep = [FrequentSketch(0.01, window, merge_levels=1) for _ in range(sites)]
+        for i, s in enumerate(deep):
+            idx = np.flatnonzero(site == i)
+            s.add_many(keys[idx], ts[idx])
+        mm = FrequentSketch.merge([FrequentSketch.merge(deep[:3]), FrequentSketch.merge(deep[3:])])
+        assert mm.merge_depth == 2 and mm.error_bound <= 0.01
+        _check_frequent(mm, key_of, ids, ts, None, last, _ranges(rng, ts, window, last, 5), rng)
+
+
+def test_frequent_unbounded_window_and_timestamps():
+    import datetime as dt
+    rng = np.random.default_rng(8)
+    ids = _zipf_ids(rng, 20_000, universe=500)
+    ts = _times(rng, 20_000)
+    s = FrequentSketch(0.02)
+    s.add_many(ids, ts)
+    _check_frequent(s, int, ids, ts, None, int(ts[-1]), [None, 1, 1000, 10_000], rng)
+    t0 = dt.datetime(2024, 1, 1)
+    u = FrequentSketch(0.05, dt.timedelta(hours=1), timestamps="timestamp")
+    u.add_many(["a", "b", "a"], [t0, t0 + dt.timedelta(minutes=1), t0 + dt.timedelta(minutes=2)])
+    assert [x["key"] for x in u.top_k(5)] == ["a", "b"]
+    assert u.estimate("a", "90 seconds")["estimate"] == 1.0 and u.total(dt.timedelta(minutes=10)) == 3.0
+
+
+def test_frequent_int_keys_of_a_sql_int_sketch():
+    """A sketch whose key type is INT (SQL over an INT column) gives int keys back and takes Python
+    ints that fit in an INT."""
+    import jpype
+    s = FrequentSketch(0.05, 100)
+    for k, t in ((3, 1), (-7, 2), (3, 3)):
+        s._j.addInt(jpype.JInt(k), t, 1)
+    assert s.key_type == "int"
+    d = FrequentSketch.from_bytes(s.to_bytes())
+    assert d.key_type == "int" and d.top_k(5) == [
+        {"key": 3, "estimate": 2.0, "lower": 2, "upper": 2}, {"key": -7, "estimate": 1.0, "lower": 1, "upper": 1}]
+    d.add_many([3, 5], [4, 5])
+    assert d.key_type == "int" and d.estimate(3) == {"key": 3, "estimate": 3.0, "lower": 3, "upper": 3}
+    with pytest.raises(SketchError, match="does not fit in an INT"):
+        d.add(2**40, 6)
+    with pytest.raises(SketchError, match="holds int keys; cannot add str keys"):
+        d.add("x", 6)
+
+
+def test_frequent_refusals():
+    s = FrequentSketch(0.05, 100)
+    s.add(1, 10)
+    before = s.to_bytes()
+    for key, name in (("x", "str"), (b"x", "bytes"), (1.5, "float")):
+        with pytest.raises(SketchError, match=f"holds bigint keys; cannot add {name} keys"):
+            s.add(key, 11)
+        with pytest.raises(SketchError, match=f"holds bigint keys; cannot look up {name} keys"):
+            s.estimate(key)
+    with pytest.raises(SketchError, match="all integers, all floats, all strings or all bytes"):
+        s.add_many([1, 2.5], [11, 12])
+    with pytest.raises(SketchError, match="got a mix"):
+        s.add_many([1, "a"], [11, 12])
+    with pytest.raises(SketchError, match="key must be str, bytes or int, got None"):
+        s.estimate(None)
+    with pytest.raises(SketchError, match="ts must not be None"):
+        s.add(1, None)
+    with pytest.raises(SketchError, match="precede the sketch's last timestamp"):
+        s.add(1, 9)
+    with pytest.raises(SketchError, match="weight must be non-negative"):
+        s.add_many([1], [11], [-1])
+    with pytest.raises(SketchError, match=r"phi must be in \(0, 1\]"):
+        s.heavy_hitters(0.0)
+    with pytest.raises(SketchError, match="k must be positive"):
+        s.top_k(0)
+    assert s.to_bytes() == before
+    with pytest.raises(SketchError, match=r"epsilon must be in \[0.001, 1\)"):
+        FrequentSketch(0.0)
+    with pytest.raises(SketchError, match=r"merge_levels of a frequent-items sketch must be in \[0, 7\], got 8"):
+        FrequentSketch(0.05, merge_levels=8)
+    t = FrequentSketch(0.05, 100)
+    t.add("a", 10)
+    with pytest.raises(SketchError, match="cannot merge frequent-items sketches with bigint keys and string keys"):
+        FrequentSketch.merge([s, t])
+    with pytest.raises(SketchError, match="different parameters"):
+        FrequentSketch.merge([s, FrequentSketch(0.02, 100)])
+    with pytest.raises(SketchError, match="expected a frequent-items sketch"):
+        FrequentSketch.from_bytes(QuantileSketch(0.05, 100).to_bytes())
+
+
+def test_frequent_info_and_repr():
+    s = FrequentSketch(0.01, 1000, merge_levels=2)
+    assert repr(s) == "FrequentSketch(epsilon=0.01, window=1000)"
+    assert s.key_type == "none" and s.top_k(3) == [] and s.total() == 0.0
+    s.add_many([b"a", b"b", b"a"], [1, 2, 3])
+    info = s.info()
+    assert info["kind"] == "frequent" and info["planned_merge_levels"] == 3
+    assert info["key_type"] == "binary" and info["candidates"] == 2 and info["stored_entries"] > 0
+    assert 0 < info["heavy_hitter_error_bound"] == info["error_bound"] <= 0.01
+
+
+def test_corrupt_bytes_are_refused():
+    """Truncated and altered bytes of both kinds are refused with a SketchError (or decode, when an
+    alteration leaves valid bytes), never another error."""
+    rng = np.random.default_rng(4)
+    q = QuantileSketch(0.05, 1000)
+    q.add_many(rng.normal(size=3000), _times(rng, 3000))
+    f = FrequentSketch(0.05, 1000)
+    f.add_many([f"k{i}" for i in _zipf_ids(rng, 3000, universe=100)], _times(rng, 3000))
+    for cls, b in ((QuantileSketch, q.to_bytes()), (FrequentSketch, f.to_bytes())):
+        bad = [b[:i] for i in range(0, len(b), max(1, len(b) // 50))]
+        for i in rng.integers(0, len(b), size=60).tolist():
+            bad.append(b[:i] + bytes([b[i] ^ (1 << int(rng.integers(0, 8)))]) + b[i + 1:])
+        refused = 0
+        for x in bad:
+            try:
+                cls.from_bytes(x)
+            except SketchError:
+                refused += 1
+        assert refused >= len(bad) - 2, (cls.__name__, refused, len(bad))
