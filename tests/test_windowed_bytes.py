@@ -388,8 +388,11 @@ def test_frequent_refusals():
         s.add_many([1, 2.5], [11, 12])
     with pytest.raises(SketchError, match="got a mix"):
         s.add_many([1, "a"], [11, 12])
-    with pytest.raises(SketchError, match="key must be str, bytes or int, got None"):
-        s.estimate(None)
+    for bad in (None, True, [1]):
+        with pytest.raises(SketchError, match="key must be int, float, str or bytes, got (None|True|list)"):
+            s.estimate(bad)
+        with pytest.raises(SketchError, match="key must be int, float, str or bytes, got (None|True|list)"):
+            s.add(bad, 11)
     with pytest.raises(SketchError, match="ts must not be None"):
         s.add(1, None)
     with pytest.raises(SketchError, match="precede the sketch's last timestamp"):

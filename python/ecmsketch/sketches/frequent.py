@@ -52,9 +52,14 @@ def _key_batch(keys: Any):
 
 
 def _single_kind(key: Any) -> str:
+    """The kind of one key; anything but an int, float, str or bytes is refused."""
     if _is_float(key):
         return DOUBLES
-    return jvm_keys(key, "key", single=True).kind
+    try:
+        return jvm_keys(key, "key", single=True).kind
+    except SketchError:
+        shown = repr(key) if key is None or isinstance(key, (bool, np.bool_)) else type(key).__name__
+        raise SketchError(f"key must be int, float, str or bytes, got {shown}") from None
 
 
 class FrequentSketch(_Sketch):
@@ -123,6 +128,7 @@ class FrequentSketch(_Sketch):
         calls)."""
         if ts is None:
             raise SketchError("ts must not be None")
+        _single_kind(key)
         self.add_many([key], [ts], [as_int(value, "value")])
 
     def add_many(self, keys: Any, timestamps: Any, values: Any = None) -> None:
