@@ -111,8 +111,9 @@ class QuantileSketch(_Sketch):
              None if ws is None else longs(ws))
 
     def count(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
-        """The weight of the rows in ``(now - range, now]`` (default: the window ending at the last
-        timestamp)."""
+        """Estimated weight of the rows in ``(now - range, now]`` (default: the window ending at the
+        last timestamp): exact unless the range starts inside a bucket of older rows, and within
+        :meth:`rank_error_bound` with probability at least ``1 - delta``."""
         return float(call(self._j.count, *self._rn(range, now)))
 
     def rank(self, x: float, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
