@@ -33,10 +33,10 @@ def run_python(code: str) -> str:
 # ------------------------------------------------------------------ exports
 
 
-def test_there_are_eight_sketch_classes():
+def test_there_are_ten_sketch_classes():
     assert sorted(c.__name__ for c in sketch_classes()) == [
         "AsyncQuantile", "AsyncSum", "DecayedSketch", "DetWave", "DistinctSketch", "DyadicSketch", "EcmSketch",
-        "ExpHistogram"]
+        "ExpHistogram", "FrequentSketch", "QuantileSketch"]
 
 
 def test_every_sketch_class_is_exported_from_the_package():
@@ -86,6 +86,8 @@ BUILD = {
     "AsyncSum": (dict(epsilon=0.2, delta=0.1, window=3600), [(2, 12), (3, 10), (1, 11)]),
     "AsyncQuantile": (dict(epsilon=0.2, delta=0.1, window=3600), [(2.5, 12), (0.5, 10), (1.0, 11)]),
     "DecayedSketch": (dict(epsilon=0.2, delta=0.1, decay="exp", decay_param=100.0), [(1, 12), (2, 10), (1, 11)]),
+    "QuantileSketch": (dict(epsilon=0.05, window=3600), [(2.5, 10), (0.5, 11), (1.0, 12, 2)]),
+    "FrequentSketch": (dict(epsilon=0.05, window=3600), [(1, 10), (2, 11), (1, 12, 3)]),
 }
 
 
@@ -143,6 +145,11 @@ def test_wrap_takes_a_jvm_sketch(name):
     (lambda: ecmsketch.AsyncQuantile("x"), "epsilon must be a number, got 'x'"),
     (lambda: ecmsketch.AsyncQuantile(0.6), "epsilon of an async quantile sketch must be in [0.001, 0.5), got 0.6"),
     (lambda: ecmsketch.DecayedSketch(constant=None), "constant must be a number, got None"),
+    (lambda: ecmsketch.QuantileSketch("0.1"), "epsilon must be a number, got '0.1'"),
+    (lambda: ecmsketch.QuantileSketch(0.01, delta=0.9), "delta must be in [1.0E-12, 0.5], got 0.9"),
+    (lambda: ecmsketch.QuantileSketch(0.01, window_type="rows"), "window_type must be 'time' or 'count', got 'rows'"),
+    (lambda: ecmsketch.FrequentSketch(None), "epsilon must be a number, got None"),
+    (lambda: ecmsketch.FrequentSketch(0.01, merge_levels=True), "merge_levels must be an integer in [0, 63], got True"),
     (lambda: ecmsketch.DecayedSketch(decay="exp", decay_param="10"), "decay_param must be a number, got '10'"),
     (lambda: ecmsketch.DecayedSketch(decay=2, decay_param=1.0), "decay must be 'window', 'exp' or 'poly', got 2"),
 ])
@@ -233,6 +240,8 @@ REPRS = {
     "AsyncSum": "AsyncSum(epsilon=0.2, delta=0.1, window=3600)",
     "AsyncQuantile": "AsyncQuantile(epsilon=0.2, delta=0.1, window=3600)",
     "DecayedSketch": "DecayedSketch(epsilon=0.2, delta=0.1, decay='exp', decay_param=100.0)",
+    "QuantileSketch": "QuantileSketch(epsilon=0.05, delta=0.01, window=3600)",
+    "FrequentSketch": "FrequentSketch(epsilon=0.05, window=3600)",
 }
 
 

@@ -4,9 +4,9 @@
   :func:`register` registers the SQL functions on a running session.
 * :mod:`ecmsketch.functions` has typed PySpark wrappers for every SQL function.
 * The sketch classes :class:`EcmSketch`, :class:`ExpHistogram`, :class:`DetWave`,
-  :class:`DistinctSketch`, :class:`DyadicSketch`, :class:`AsyncSum`, :class:`AsyncQuantile` and
-  :class:`DecayedSketch` build, read, query and merge serialized sketches without Spark (through
-  JPype). They live in :mod:`ecmsketch.sketches` and are imported from there on first use.
+  :class:`DistinctSketch`, :class:`DyadicSketch`, :class:`AsyncSum`, :class:`AsyncQuantile`,
+  :class:`DecayedSketch`, :class:`QuantileSketch` and :class:`FrequentSketch` build, read, query and
+  merge serialized sketches without Spark (through JPype). They live in :mod:`ecmsketch.sketches` and are imported from there on first use.
 """
 from __future__ import annotations
 
@@ -21,12 +21,12 @@ EXTENSION_CLASS = "ecmsketch.spark.EcmSketchExtensions"
 #: The sketch classes of :mod:`ecmsketch.sketches`, importable from here (loaded on first access,
 #: so that ``import ecmsketch`` stays light).
 _SKETCH_CLASSES = ("EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch", "DyadicSketch", "AsyncSum",
-                   "AsyncQuantile", "DecayedSketch", "sketch_info")
+                   "AsyncQuantile", "DecayedSketch", "QuantileSketch", "FrequentSketch", "sketch_info")
 
 __all__ = [
     "configure", "register", "jar_path", "spark_jar_path", "scala_binary_for", "SUPPORTED_SPARK", "EXTENSION_CLASS",
     "SketchError", "EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch", "DyadicSketch", "AsyncSum",
-    "AsyncQuantile", "DecayedSketch", "sketch_info",
+    "AsyncQuantile", "DecayedSketch", "QuantileSketch", "FrequentSketch", "sketch_info",
 ]
 
 
@@ -135,4 +135,4 @@ def __dir__() -> List[str]:
 
 if TYPE_CHECKING:  # pragma: no cover
     from .sketches import (AsyncQuantile, AsyncSum, DecayedSketch, DetWave, DistinctSketch,  # noqa: F401
-                           DyadicSketch, EcmSketch, ExpHistogram, sketch_info)
+                           DyadicSketch, EcmSketch, ExpHistogram, FrequentSketch, QuantileSketch, sketch_info)

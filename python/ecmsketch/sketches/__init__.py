@@ -9,8 +9,9 @@ same arguments.
 
 One module per family: ``ecm`` (:class:`EcmSketch`), ``counters`` (:class:`ExpHistogram`,
 :class:`DetWave`), ``distinct`` (:class:`DistinctSketch`), ``dyadic`` (:class:`DyadicSketch`),
-``asynchronous`` (:class:`AsyncSum`, :class:`AsyncQuantile`) and ``decayed``
-(:class:`DecayedSketch`), over the shared base in ``_base``.
+``asynchronous`` (:class:`AsyncSum`, :class:`AsyncQuantile`), ``decayed`` (:class:`DecayedSketch`),
+``quantile`` (:class:`QuantileSketch`) and ``frequent`` (:class:`FrequentSketch`), over the shared
+base in ``_base``.
 
 The conversions of Python values to the JVM's types, and their validation, are in ``_convert``:
 every key (or distinct-count value), single or in a batch, goes through ``_convert.jvm_keys``.
@@ -25,6 +26,8 @@ from .decayed import DecayedSketch
 from .distinct import DistinctSketch
 from .dyadic import DyadicSketch
 from .ecm import EcmSketch
+from .frequent import FrequentSketch
+from .quantile import QuantileSketch
 
 __all__ = ["EcmSketch", "ExpHistogram", "DetWave", "DistinctSketch", "DyadicSketch", "DEFAULT_SEED",
-           "AsyncSum", "AsyncQuantile", "DecayedSketch", "sketch_info"]
+           "AsyncSum", "AsyncQuantile", "DecayedSketch", "QuantileSketch", "FrequentSketch", "sketch_info"]

@@ -7,6 +7,8 @@ import ecmsketch.core.{CellParams, Codec, CounterSketch, KeyType, KeyedSketch, S
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.ecm.dyadic.{DyadicSketch, KeyEstimate, KeyTable}
 import ecmsketch.decayed.{Decay, DecayedSketch}
+import ecmsketch.frequent.{FreqPlan, FrequentItem, FrequentSketch}
+import ecmsketch.quantile.QuantileSketch
 import ecmsketch.dwave.DwSketch
 import ecmsketch.rwave.DistinctSketch
 import ecmsketch.hash.Hashing
@@ -349,4 +351,96 @@ object PyApi {
   /** Frequent values as [value0, share0, value1, share1, ...], largest share first. */
   def decayedFrequent(s: DecayedSketch, phi: Double, decay: String, param: java.lang.Double, now: java.lang.Long): Array[Double] =
     s.frequent(phi, s.queryDecay(decay, param), now).flatMap { case (v, sh) => Seq(v, sh) }.toArray
+
+  // ------------------------------------------------------------------ windowed quantiles (Python's QuantileSketch)
+
+  /** A windowed quantile sketch; `levels` is recorded (its bound is epsilon at every merge depth). */
+  def quantileCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, delta: Double,
+                     levels: Int, seed: Long): QuantileSketch =
+    QuantileSketch.create(spec(countWindow, tsMicros, window), epsilon, delta, seed, levels)
+
+  /** Rows sorted by timestamp (ws = null means weight 1). The batch is checked for NaN values before
+    * any row is added, so a refused batch leaves the sketch as it was.
+    */
+  def quantileAdd(s: QuantileSketch, xs: Array[Double], ts: Array[Long], ws: Array[Long]): Unit = {
+    SketchException.require(xs.length == ts.length, s"values and timestamps differ in length: ${xs.length} vs ${ts.length}")
+    SketchException.require(ws == null || ws.length == xs.length, s"values and weights differ in length: ${xs.length} vs ${ws.length}")
+    var i = 0
+    while (i < xs.length) {
+      if (xs(i).isNaN) throw new SketchException("NaN value: a quantile sketch takes numbers (skip NULLs and NaNs before adding)")
+      i += 1
+    }
+    i = 0
+    while (i < xs.length) { s.add(ts(i), xs(i), if (ws == null) 1L else ws(i)); i += 1 }
+  }
+
+  // ------------------------------------------------------------------ frequent items (Python's FrequentSketch)
+
+  /** A frequent-items sketch whose bound is epsilon after `levels` merge levels. */
+  def frequentCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, levels: Int): FrequentSketch =
+    FrequentSketch.create(spec(countWindow, tsMicros, window), epsilon, levels)
+
+  /** Most merge levels a frequent-items sketch plans for. */
+  def frequentMaxLevels(): Int = FreqPlan.MaxLevels
+
+  /** Integer keys (sorted by timestamp; vs = null means weight 1): BIGINT keys, or INT keys when the
+    * sketch holds INT keys (built by SQL from an INT column), each checked to fit before any is added.
+    */
+  def frequentAddLongs(s: FrequentSketch, keys: Array[Long], ts: Array[Long], vs: Array[Long]): Unit = {
+    checkBatch(keys.length, ts, vs)
+    var i = 0
+    if (s.keyTypeName == "int") {
+      while (i < keys.length) {
+        if (keys(i) != keys(i).toInt.toLong) throw new SketchException(s"this frequent-items sketch holds int keys; key ${keys(i)} does not fit in an INT")
+        i += 1
+      }
+      i = 0
+      while (i < keys.length) { s.addInt(keys(i).toInt, ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+    } else while (i < keys.length) { s.addKey(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+  }
+
+  /** DOUBLE keys (sorted by timestamp; vs = null means weight 1). */
+  def frequentAddDoubles(s: FrequentSketch, keys: Array[Double], ts: Array[Long], vs: Array[Long]): Unit = {
+    checkBatch(keys.length, ts, vs)
+    var i = 0
+    while (i < keys.length) { s.addDouble(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+  }
+
+  /** STRING keys (sorted by timestamp; vs = null means weight 1). */
+  def frequentAddStrings(s: FrequentSketch, keys: Array[String], ts: Array[Long], vs: Array[Long]): Unit = {
+    checkBatch(keys.length, ts, vs)
+    var i = 0
+    while (i < keys.length) { s.addKey(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+  }
+
+  /** BINARY keys (sorted by timestamp; vs = null means weight 1). */
+  def frequentAddBytes(s: FrequentSketch, keys: Array[Array[Byte]], ts: Array[Long], vs: Array[Long]): Unit = {
+    checkBatch(keys.length, ts, vs)
+    var i = 0
+    while (i < keys.length) { s.addKey(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
+  }
+
+  def frequentEstimateLong(s: FrequentSketch, key: Long, range: java.lang.Long, now: java.lang.Long): FrequentItem =
+    s.estimate(java.lang.Long.valueOf(key), range, now)
+  def frequentEstimateDouble(s: FrequentSketch, key: Double, range: java.lang.Long, now: java.lang.Long): FrequentItem =
+    s.estimate(java.lang.Double.valueOf(key), range, now)
+  def frequentEstimateString(s: FrequentSketch, key: String, range: java.lang.Long, now: java.lang.Long): FrequentItem = {
+    SketchException.require(key != null, "a frequent-items key must not be null")
+    s.estimate(key, range, now)
+  }
+  def frequentEstimateBytes(s: FrequentSketch, key: Array[Byte], range: java.lang.Long, now: java.lang.Long): FrequentItem = {
+    SketchException.require(key != null, "a frequent-items key must not be null")
+    s.estimate(key, range, now)
+  }
+
+  def frequentTopK(s: FrequentSketch, k: Int, range: java.lang.Long, now: java.lang.Long): Array[FrequentItem] =
+    s.topK(k, range, now).toArray
+
+  def frequentHeavyHitters(s: FrequentSketch, phi: Double, range: java.lang.Long, now: java.lang.Long): Array[FrequentItem] =
+    s.heavyHitters(phi, range, now).toArray
+
+  /** [estimate, lower, upper] of the weight of the range. */
+  def frequentRangeCount(s: FrequentSketch, range: java.lang.Long, now: java.lang.Long): Array[Double] = {
+    val c = s.rangeCount(range, now); Array(c.estimate, c.lower.toDouble, c.upper.toDouble)
+  }
 }
