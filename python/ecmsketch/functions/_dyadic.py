@@ -187,8 +187,8 @@ def ecm_top_k(sketch: ColumnOrName, k: Any, range: Window = None, now: Now = Non
 
 
 def ecm_range_count(sketch: ColumnOrName, lo: Any, hi: Any, range: Window = None, now: Now = None) -> Column:
-    """The estimated weight of the keys in [lo, hi] (inclusive) of a dyadic sketch over
-    ``(now - range, now]``.
+    """The estimated weight of the values in [lo, hi] (inclusive) of a windowed quantile sketch,
+    or of the keys of a dyadic sketch, over ``(now - range, now]``.
 
     .. versionadded:: 0.1.0
 
@@ -222,7 +222,8 @@ def ecm_range_count(sketch: ColumnOrName, lo: Any, hi: Any, range: Window = None
 
 
 def ecm_rank(sketch: ColumnOrName, x: Any, range: Window = None, now: Now = None) -> Column:
-    """The estimated weight of the keys <= ``x`` of a dyadic sketch over ``(now - range, now]``.
+    """The estimated weight of the values (keys) <= ``x`` of a windowed quantile sketch (dyadic
+    sketch) over ``(now - range, now]``.
 
     .. versionadded:: 0.1.0
 
@@ -256,7 +257,8 @@ def ecm_rank(sketch: ColumnOrName, x: Any, range: Window = None, now: Now = None
 
 
 def ecm_quantile(sketch: ColumnOrName, q: Any, range: Window = None, now: Now = None) -> Column:
-    """The q-quantile of a dyadic sketch's keys over ``(now - range, now]``.
+    """The q-quantile of a windowed quantile sketch's values, or of a dyadic sketch's keys, over
+    ``(now - range, now]``.
 
     .. versionadded:: 0.1.0
 
