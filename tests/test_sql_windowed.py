@@ -116,6 +116,7 @@ def test_quantiles_in_any_row_order_within_epsilon(spark, data, order):
     info = rows[0].info
     assert info.kind == "quantile" and info.quantile_rank_error_bound == Q_EPS and info.error_bound == Q_EPS
     assert info.merge_depth <= 2 and info.planned_merge_levels == 2  # Spark's own level and merge_levels
+    assert info.runs >= 1 and info.buckets >= 1 and 0 <= info.raw_rows <= info.stored_entries, info
 
 
 def test_weighted_quantiles_ranges_and_later_now(spark, data):
@@ -260,6 +261,7 @@ def test_top_k_merge_of_sites_carries_the_bound(spark, data, sites):
     rows = _items_rows(merged, _ranges(ts, now, 5, count=4))
     info = merged.select(E.sketch_info("s").alias("i")).first().i
     assert info.merge_depth == 2 and info.planned_merge_levels == 2 and info.heavy_hitter_error_bound <= K_EPS, info
+    assert info.scales >= 2 and info.horizon_ratio > 1 and info.table_size > 1 and info.key_type == "string", info
     _check_items(rows, lambda r: _exact_counts(keys, ts, ones, now, r), f"{sites} sites")
     merged.unpersist()
 

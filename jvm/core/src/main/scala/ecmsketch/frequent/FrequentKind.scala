@@ -2,7 +2,7 @@ package ecmsketch.frequent
 
 import java.nio.charset.{CodingErrorAction, StandardCharsets}
 
-import ecmsketch.core.InfoField.{int, real, text}
+import ecmsketch.core.InfoField.{int, long, real, text}
 import ecmsketch.core.{ByteReader, ByteWriter, CellKind, Codec, FunctionSpec, InfoField, SketchException, SketchHeader, SketchKind, Windows}
 
 /** The frequent-items sketch (sketch kind 9, docs/design/windowed-top-k.md "Encoding"): cell kind 0,
@@ -224,15 +224,16 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
   def mergeSameStream(xs: Seq[FrequentSketch]): FrequentSketch = FrequentSketch.mergeSameStream(xs)
   def mergeDiffs(a: FrequentSketch, b: FrequentSketch): Seq[String] = a.diffs(b)
 
-  /** Only fields `sketch_info` declares today (core SketchDescription); the family's own ones
-    * (scales, horizon ratio, table size) are listed in docs/design/windowed-top-k.md.
+  /** The family's `sketch_info` fields: the key type, the certified error, the keys and entries held,
+    * and the plan (scales, the horizon ratio q and the table size k of docs/design/windowed-top-k.md).
     */
   def infoFields: Seq[InfoField] = Seq(text("key_type"), real("heavy_hitter_error_bound"), int("candidates"),
-    int("stored_entries"))
+    int("stored_entries"), int("scales"), long("horizon_ratio"), int("table_size"))
 
   def info(s: FrequentSketch): Map[String, Any] =
     Map("key_type" -> s.keyTypeName, "heavy_hitter_error_bound" -> s.errorBound,
-      "candidates" -> s.keysHeld, "stored_entries" -> s.storedEntries.toInt)
+      "candidates" -> s.keysHeld, "stored_entries" -> s.storedEntries.toInt, "scales" -> s.scaleCount,
+      "horizon_ratio" -> s.plan.q, "table_size" -> s.plan.k)
 
   def errorBound(s: FrequentSketch): Double = s.errorBound
 }

@@ -172,11 +172,12 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
   def mergeDiffs(a: QuantileSketch, b: QuantileSketch): Seq[String] = a.diffs(b)
 
   def infoFields: Seq[InfoField] = Seq(real("delta"), long("seed"), real("quantile_rank_error_bound"),
-    int("sample_capacity"), int("stored_entries"))
+    int("sample_capacity"), int("stored_entries"), int("runs"), int("buckets"), int("raw_rows"))
 
   def info(s: QuantileSketch): Map[String, Any] =
     Map("delta" -> s.delta, "seed" -> s.seed, "quantile_rank_error_bound" -> s.errorBound,
-      "sample_capacity" -> s.params.capacity, "stored_entries" -> s.storedEntries.toInt)
+      "sample_capacity" -> s.params.capacity, "stored_entries" -> s.storedEntries.toInt,
+      "runs" -> s.runCount, "buckets" -> s.bucketCount, "raw_rows" -> s.rawCount)
 
   /** The rank error of every rank and quantile, relative to the weight of the range, holding with
     * probability at least 1 - delta for each query, at every merge depth.
