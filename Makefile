@@ -123,6 +123,10 @@ bench: setup $(VENV)/.bench-deps
 	$(VPY) bench/dyadic_bench.py
 	$(SBT) "bench/runMain ecmsketch.decayed.DecayedBench speed" "bench/runMain ecmsketch.decayed.DecayedBench constant 40 0.1"
 	$(VPY) bench/decayed_bench.py
+	# windowed quantiles and top-k (quantile_agg, top_k_agg) beside kll_sketch_agg_double and approx_top_k:
+	# sizes, certified and measured errors per range, build speed at 10^6 and 10^7 rows, and the figure
+	# docs/figures/windowed-error-vs-range.png
+	$(VPY) bench/windowed_bench.py
 	# the Python path (buffered single adds, add_many from numpy) beside probstructs and sketch_oxide
 	# (optional bench deps, installed above when the registry has them); ECM-EH vs Sl-CM at equal memory
 	$(VPY) bench/python_bench.py

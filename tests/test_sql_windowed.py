@@ -246,6 +246,10 @@ def test_top_k_keys_in_their_own_type_within_bounds(spark, data, kind):
         assert row.items and all(isinstance(it.key, pytype) for it in row.items), (kind, row.items[:2])
         assert 0 < row.e <= K_EPS
     _check_items(rows, lambda r: _exact_counts(keys, ts, w, now, r), kind)
+    # ecm_point takes a key of the sketch's type (a DOUBLE key for DOUBLE keys) and answers its estimate
+    top = rows[0].items[0]
+    point = sk.select(E.ecm_point("s", SF.lit(top.key), rows[0].r).alias("p")).first().p
+    assert point == top.estimate, (kind, top, point)
     sk.unpersist()
 
 

@@ -21,8 +21,8 @@ import ecmsketch.quantile.QuantileSketch
 import ecmsketch.rwave.{DistinctKind, DistinctSketch}
 import ecmsketch.eh.{EhKind, EhSketch}
 
-/** Base of the sketch query functions: the first `sketchArgs` children are sketches (BINARY, or the STRUCT of [[TypedSketch]]), a NULL
-  * sketch gives NULL, and the last decoded sketch of each argument is cached (queries usually
+/** Base of the sketch query functions: the first `sketchArgs` children are sketches (BINARY, or the
+  * STRUCT of [[TypedSketch]]), a NULL sketch gives NULL, and the last decoded sketch of each argument is cached (queries usually
   * probe one sketch with many keys). Subclasses either generate code ([[EcmPoint]]) or mix in
   * CodegenFallback (which keeps their operator out of whole-stage code generation).
   */
@@ -156,8 +156,8 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
   override def dataType: DataType = if (keyArray) ArrayType(DoubleType, containsNull = true) else DoubleType
   override protected def checkArgs(): Unit = {
     children(1).dataType match {
-      case ArrayType(et, _) => keyKindOf(et, s"ecm_point: key array elements must be STRING, BINARY, INT or BIGINT, got ARRAY<${et.sql}>")
-      case dt => keyKindOf(dt, s"ecm_point: key must be STRING, BINARY, INT or BIGINT (or an ARRAY of them), got ${dt.sql}")
+      case ArrayType(et, _) => keyKindOf(et, s"ecm_point: key array elements must be STRING, BINARY, INT, BIGINT or DOUBLE, got ARRAY<${et.sql}>")
+      case dt => keyKindOf(dt, s"ecm_point: key must be STRING, BINARY, INT, BIGINT or DOUBLE (or an ARRAY of them), got ${dt.sql}")
     }
     checkRangeNow()
   }
@@ -166,6 +166,7 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
     case BinaryType => 1
     case NullType => 3
     case t if Args.isIntegral(t) => 2
+    case FloatType | DoubleType => 4 // dyadic sketches of DOUBLE keys and frequent-items sketches only
     case _ => throw new SketchException(err)
   }
   @transient private lazy val elemType: DataType = children(1).dataType match {
@@ -239,6 +240,14 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
       }
     } catch { case e: SketchException => fail(e) }
 
+  def pointDouble(b: Array[Byte], key: Double, rv: Any, nv: Any): Double =
+    try {
+      sketchOf(b) match {
+        case _: EcmSketch => throw new SketchException("ecm_point: an ECM-sketch takes STRING, BINARY, INT or BIGINT keys, got a DOUBLE key")
+        case d => dyadicOne(d, key, rv, nv)
+      }
+    } catch { case e: SketchException => fail(e) }
+
   def pointArray(b: Array[Byte], keys: ArrayData, rv: Any, nv: Any): ArrayData =
     try {
       val s = sketchOf(b) match {
@@ -284,6 +293,7 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
     else keyKind match {
       case 0 => pointString(sk(0), k.asInstanceOf[UTF8String], rv, nv)
       case 1 => pointBinary(sk(0), k.asInstanceOf[Array[Byte]], rv, nv)
+      case 4 => pointDouble(sk(0), DyadicArgs.toDouble(k), rv, nv)
       case _ => pointLong(sk(0), Args.longOf(k), rv, nv)
     }
   }
@@ -309,6 +319,7 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
     val method = if (keyArray) "pointArray" else keyKind match {
       case 0 => "pointString"
       case 1 => "pointBinary"
+      case 4 => "pointDouble"
       case _ => "pointLong"
     }
     ev.copy(code = code"""
@@ -357,6 +368,8 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
     case IntegerType => a.getInt(i)
     case ShortType => a.getShort(i)
     case ByteType => a.getByte(i)
+    case DoubleType => a.getDouble(i)
+    case FloatType => a.getFloat(i).toDouble
     case dt => throw new SketchException(s"ecm_point: unsupported key element type ${dt.sql}")
   }
   override protected def withNewChildrenInternal(c: IndexedSeq[Expression]): EcmPoint = copy(children = c)
