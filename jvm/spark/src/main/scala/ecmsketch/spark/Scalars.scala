@@ -156,8 +156,8 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
   override def dataType: DataType = if (keyArray) ArrayType(DoubleType, containsNull = true) else DoubleType
   override protected def checkArgs(): Unit = {
     children(1).dataType match {
-      case ArrayType(et, _) => keyKindOf(et, s"ecm_point: key array elements must be STRING, BINARY, INT, BIGINT or DOUBLE, got ARRAY<${et.sql}>")
-      case dt => keyKindOf(dt, s"ecm_point: key must be STRING, BINARY, INT, BIGINT or DOUBLE (or an ARRAY of them), got ${dt.sql}")
+      case ArrayType(et, _) => keyKindOf(et, s"ecm_point: key array elements must be STRING, BINARY, INT or BIGINT, got ARRAY<${et.sql}>")
+      case dt => keyKindOf(dt, s"ecm_point: key must be STRING, BINARY, INT or BIGINT (or an ARRAY of them), got ${dt.sql}")
     }
     checkRangeNow()
   }
@@ -166,9 +166,11 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
     case BinaryType => 1
     case NullType => 3
     case t if Args.isIntegral(t) => 2
-    case FloatType | DoubleType => 4 // dyadic sketches of DOUBLE keys and frequent-items sketches only
+    case FloatType | DoubleType if doubleKeys => 4
     case _ => throw new SketchException(err)
   }
+  /** DOUBLE and FLOAT keys: for a frequent-items sketch of DOUBLE keys, whose STRUCT says so at analysis. */
+  private def doubleKeys: Boolean = TypedSketch.keyTypeOf(children(0).dataType).exists(t => t == DoubleType || t == FloatType)
   @transient private lazy val elemType: DataType = children(1).dataType match {
     case ArrayType(et, _) => et
     case dt => dt
