@@ -16,7 +16,7 @@ from ._base import _merge_all, _Sketch
 
 __all__ = ["FrequentSketch"]
 
-#: Python's name of a key batch (the suffix of PyApi's ``frequentAdd*``), by Python key type.
+#: Python's name of a DOUBLE key batch (the other kinds are those of ``_convert.jvm_keys``).
 DOUBLES = "Doubles"
 _PY_TYPE = {LONGS: "int", DOUBLES: "float", STRINGS: "str", BYTES: "bytes"}
 #: The sketch's key type (``keyTypeName``) that each batch kind adds.
@@ -148,8 +148,10 @@ class FrequentSketch(_Sketch):
         if kind == DOUBLES:
             xs = ks if order is None else ks[order]
             call(api.frequentAddDoubles, self._j, jpype.JArray(jpype.JDouble)(np.ascontiguousarray(xs)), longs(ts), jvs)
-        else:
-            call(getattr(api, "frequentAdd" + kind), self._j, ks.jvm(order), longs(ts), jvs)
+        elif kind == LONGS:  # (INT sketches take ints through frequentAddLongs, which checks the range)
+            call(api.frequentAddLongs, self._j, ks.jvm(order), longs(ts), jvs)
+        else:  # strings and bytes: the batch adds every keyed sketch shares
+            call(getattr(api, "add" + kind), self._j, ks.jvm(order), longs(ts), jvs)
 
     def _key_out(self, kt: str):
         """The function that turns a key the JVM returns into its Python value."""

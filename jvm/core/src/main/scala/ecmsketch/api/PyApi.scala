@@ -406,19 +406,7 @@ object PyApi {
     while (i < keys.length) { s.addDouble(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
   }
 
-  /** STRING keys (sorted by timestamp; vs = null means weight 1). */
-  def frequentAddStrings(s: FrequentSketch, keys: Array[String], ts: Array[Long], vs: Array[Long]): Unit = {
-    checkBatch(keys.length, ts, vs)
-    var i = 0
-    while (i < keys.length) { s.addKey(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
-  }
-
-  /** BINARY keys (sorted by timestamp; vs = null means weight 1). */
-  def frequentAddBytes(s: FrequentSketch, keys: Array[Array[Byte]], ts: Array[Long], vs: Array[Long]): Unit = {
-    checkBatch(keys.length, ts, vs)
-    var i = 0
-    while (i < keys.length) { s.addKey(keys(i), ts(i), if (vs == null) 1L else vs(i)); i += 1 }
-  }
+  // STRING and BINARY keys: addStrings / addBytes (a FrequentSketch is a KeyedSketch)
 
   def frequentEstimateLong(s: FrequentSketch, key: Long, range: java.lang.Long, now: java.lang.Long): FrequentItem =
     s.estimate(java.lang.Long.valueOf(key), range, now)
