@@ -212,3 +212,27 @@ def run_example(name: str, **env) -> list:
                          capture_output=True, text=True, env=full, timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
     return out.stdout.strip().splitlines()
+
+
+# --------------------------------------------------------------------------- streaming helpers
+
+
+@pytest.fixture
+def two_partitions(spark):
+    """Two shuffle (and state store) partitions: fewer tasks a micro-batch on a 2-core machine."""
+    old = spark.conf.get("spark.sql.shuffle.partitions")
+    spark.conf.set("spark.sql.shuffle.partitions", "2")
+    yield
+    spark.conf.set("spark.sql.shuffle.partitions", old)
+
+
+def write_batch(src, k, files):
+    """Writes micro-batch k of a file source: one JSON-lines file per list of row dicts, each renamed
+    into place so that the source never sees a partial file."""
+    import json
+    import os
+    for j, rows in enumerate(files):
+        tmp = os.path.join(src, f".tmp-{k:03d}-{j}.json")
+        with open(tmp, "w") as f:
+            f.write("\n".join(json.dumps(r) for r in rows))
+        os.rename(tmp, os.path.join(src, f"batch-{k:03d}-{j}.json"))

@@ -14,16 +14,17 @@ streaming queries); it runs in `make test`.
 """
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
 import pytest
 from pyspark.sql import functions as F
 
+from conftest import write_batch
+
 from ecmsketch import functions as E
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("two_partitions")]
 
 EPS = 0.1
 DELTA = 0.05
@@ -35,13 +36,6 @@ KEYS = 40
 SCHEMA = "key bigint, site int, ts bigint, v bigint"
 
 
-@pytest.fixture(autouse=True)
-def two_partitions(spark):
-    """Two shuffle (and state store) partitions: fewer tasks a micro-batch on the shared 2-core box."""
-    old = spark.conf.get("spark.sql.shuffle.partitions")
-    spark.conf.set("spark.sql.shuffle.partitions", "2")
-    yield
-    spark.conf.set("spark.sql.shuffle.partitions", old)
 
 
 def make_batches(n, late_fraction=0.0, seed=13):
@@ -64,12 +58,6 @@ def make_batches(n, late_fraction=0.0, seed=13):
     return out
 
 
-def write_batch(src, k, files):
-    for j, rows in enumerate(files):
-        tmp = os.path.join(src, f".tmp-{k:03d}-{j}.json")
-        with open(tmp, "w") as f:
-            f.write("\n".join(json.dumps(r) for r in rows))
-        os.rename(tmp, os.path.join(src, f"batch-{k:03d}-{j}.json"))  # the source never sees a partial file
 
 
 def sketches(df):

@@ -23,7 +23,6 @@ batches. Marked slow (it starts streaming queries).
 """
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
@@ -31,9 +30,11 @@ import pytest
 from pyspark.sql import functions as F
 from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType
 
+from conftest import write_batch
+
 from ecmsketch import functions as E
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("two_partitions")]
 
 Q_EPS = 0.05
 K_EPS = 0.1
@@ -50,13 +51,6 @@ PHIS = [0.02, 0.05, 0.1, 0.2]
 ABSENT = "/absent"
 
 
-@pytest.fixture(autouse=True)
-def two_partitions(spark):
-    """Two shuffle (and state store) partitions: fewer tasks a micro-batch on the shared 2-core box."""
-    old = spark.conf.get("spark.sql.shuffle.partitions")
-    spark.conf.set("spark.sql.shuffle.partitions", "2")
-    yield
-    spark.conf.set("spark.sql.shuffle.partitions", old)
 
 
 def make_batches(n, late_fraction=0.0, max_late=5, seed=23):
@@ -84,12 +78,6 @@ def make_batches(n, late_fraction=0.0, max_late=5, seed=23):
     return out
 
 
-def write_batch(src, k, files):
-    for j, rows in enumerate(files):
-        tmp = os.path.join(src, f".tmp-{k:03d}-{j}.json")
-        with open(tmp, "w") as f:
-            f.write("\n".join(json.dumps(r) for r in rows))
-        os.rename(tmp, os.path.join(src, f"batch-{k:03d}-{j}.json"))  # the source never sees a partial file
 
 
 def sketches():
