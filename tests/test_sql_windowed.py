@@ -8,7 +8,8 @@ numpy over the same rows (docs/design/windowed-quantiles.md, docs/design/windowe
 * Frequent items: INT, BIGINT, DOUBLE, STRING and BINARY keys come back in their own type; every
   returned interval holds the exact weight; heavy hitters report every key at (phi + e) n and none
   below (phi - e) n, e the sketch's certified heavy_hitter_error_bound; top-10 recall is 1 for keys
-  clearly in the top 10; merges of 2 to 33 sites carry the bound; the STRUCT survives a table.
+  clearly in the top 10; merges of 2 to 33 sites carry the bound and are order-free; the STRUCT
+  survives a table.
 * Bad input: NaN values, values and keys of types the sketches do not take, epsilon out of range,
   a key type that does not match, merges of sketches with different parameters.
 
@@ -262,8 +263,11 @@ def test_top_k_keys_in_their_own_type_within_bounds(spark, data, kind):
 @pytest.mark.parametrize("sites", [2, 9, 33])
 def test_top_k_merge_of_sites_carries_the_bound(spark, data, sites):
     df = _frame(spark, data, "shuffled").selectExpr("concat('/page/', k) AS page", "ts", f"site % {sites} AS site")
-    per_site = df.groupBy("site").agg(E.top_k_agg("page", "ts", WINDOW, K_EPS, merge_levels=1).alias("s"))
+    per_site = df.groupBy("site").agg(E.top_k_agg("page", "ts", WINDOW, K_EPS, merge_levels=1).alias("s")).cache()
     merged = per_site.agg(E.top_k_merge("s").alias("s")).cache()
+    # order-free: the same sketches merged in another order and grouping give the same bytes
+    other = per_site.orderBy(SF.desc("site")).coalesce(1).agg(E.top_k_merge("s").alias("s"))
+    assert bytes(merged.first().s.sketch) == bytes(other.first().s.sketch)
     ts = data["ts"]
     keys = np.array([f"/page/{k}" for k in data["k"].tolist()], dtype=object)
     ones = np.ones(len(ts), dtype=np.int64)
@@ -274,6 +278,7 @@ def test_top_k_merge_of_sites_carries_the_bound(spark, data, sites):
     assert info.scales >= 2 and info.horizon_ratio > 1 and info.table_size > 1 and info.key_type == "string", info
     _check_items(rows, lambda r: _exact_counts(keys, ts, ones, now, r), f"{sites} sites")
     merged.unpersist()
+    per_site.unpersist()
 
 
 @pytest.mark.matrix  # the STRUCT and typed keys on every Spark line
