@@ -115,6 +115,8 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
   private var pn = 0
 
   private def addId(id: Int, ts: Long, v: Long): Unit = {
+    // Long.MinValue is the drop mark of a scale that never dropped (Scale.dropped)
+    if (ts == Long.MinValue) throw new SketchException("a frequent-items sketch takes timestamps above -2^63, got -2^63")
     if (v > 0) { pTs(pn) = ts; pId(pn) = id; pW(pn) = v; pn += 1 }
     noteAdd(ts, v)
     if (pn == pTs.length) flush()
@@ -216,7 +218,7 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
   private def countOf(range: java.lang.Long, now: java.lang.Long): RangeCount = rangeStart(range, now) match {
     case None => RangeCount(0.0, 0L, 0L)
     case Some(_) if scales.isEmpty => RangeCount(0.0, 0L, 0L)
-    case Some(t0) => val (lo, hi, _) = scaleFor(t0).totals(t0); RangeCount((lo + hi) / 2.0, lo, hi)
+    case Some(t0) => val (lo, hi, _) = scaleFor(t0).totals(t0); RangeCount((lo.toDouble + hi.toDouble) / 2.0, lo, hi)
   }
 
   /** Frequency of one key (given as a Long, Integer, Double, String or byte array) in (now - range, now]. */
@@ -228,7 +230,7 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
     val dec = s.totals(t0.get)._3
     lookup(key) match {
       case -1 => FrequentItem(key, dec / 2.0, 0L, dec)
-      case id => val (lo, hi) = s.keyBound(id, t0.get); FrequentItem(dict.value(id, keyType), (lo + hi + dec) / 2.0, lo, hi + dec)
+      case id => val (lo, hi) = s.keyBound(id, t0.get); FrequentItem(dict.value(id, keyType), (lo.toDouble + hi.toDouble + dec.toDouble) / 2.0, lo, hi + dec)
     }
   }
 
@@ -276,11 +278,11 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
     while (id < cap) { if (seen(id)) ids += id; id += 1 }
     // largest estimate first; ties by upper bound, then by key (answers do not depend on ids)
     val order = ids.sortWith { (a, b) =>
-      val ea = lo(a) + hi(a); val eb = lo(b) + hi(b)
+      val ea = lo(a).toDouble + hi(a).toDouble; val eb = lo(b).toDouble + hi(b).toDouble // (sums of weights up to 2^63 overflow a Long)
       if (ea != eb) ea > eb else if (hi(a) != hi(b)) hi(a) > hi(b) else dict.compareKeys(a, b) < 0
     }
-    val out = order.map(i => FrequentItem(dict.value(i, keyType), (lo(i) + hi(i) + dec) / 2.0, lo(i), hi(i) + dec))
-    (out.toSeq, RangeCount((nlo + nhi) / 2.0, nlo, nhi))
+    val out = order.map(i => FrequentItem(dict.value(i, keyType), (lo(i).toDouble + hi(i).toDouble + dec.toDouble) / 2.0, lo(i), hi(i) + dec))
+    (out.toSeq, RangeCount((nlo.toDouble + nhi.toDouble) / 2.0, nlo, nhi))
   }
 
   /** The `k` keys of largest estimate in (now - range, now], largest first. A key held by no
