@@ -344,6 +344,14 @@ ERRORS = [
      [USER_ERROR + "ecm_heavy_hitters: phi must be in (0, 1], got 1.5"]),
     ("quantile_q", "SELECT ecm_quantile(quantile_agg(v, ts), 1.5) FROM VALUES (1.0, 1) AS t(v, ts)",
      [USER_ERROR + "ecm_quantile: quantile q must be in [0, 1], got 1.5"]),
+    ("narrowed_struct",
+     "SELECT ecm_top_k(CAST(s AS STRUCT<sketch: BINARY, key_type: TINYINT>), 5) FROM "
+     "(SELECT top_k_agg(k, ts) AS s FROM VALUES (1000, 1), (1000, 2), (232, 3) AS t(k, ts))",
+     [USER_ERROR + "ecm_top_k: the sketch holds the key 1000, which the column's key type TINYINT cannot hold"]),
+    ("top_k_merge_levels_negative", "SELECT top_k_agg(k, ts, merge_levels => -1) FROM VALUES (1, 1) AS t(k, ts)",
+     ["top_k_agg: merge_levels must be in [0, 7], got -1"]),
+    ("top_k_min_ts", "SELECT top_k_agg(k, ts) FROM VALUES ('a', -9223372036854775808L), ('a', 0L) AS t(k, ts)",
+     [USER_ERROR + "top_k_agg: a frequent-items sketch takes timestamps above -2^63"]),
 ]
 
 
@@ -363,3 +371,27 @@ def test_null_values_keys_and_timestamps_are_skipped(spark):
                      "ecm_top_k(top_k_agg(k, ts), 5) AS top FROM VALUES "
                      "(1.0, 'a', 1), (NULL, 'a', 2), (3.0, NULL, 3), (4.0, 'b', NULL), (5.0, 'a', 5) AS t(v, k, ts)").first()
     assert rows.q == 3.0 and rows.t == 3.0 and [(x.key, x.lower, x.upper) for x in rows.top] == [("a", 3.0, 3.0)]
+
+
+def test_edge_values_answer_exactly(spark):
+    # weights near 2^63: estimates and totals are sums of longs taken as doubles, never overflowed
+    big = spark.sql("SELECT ecm_total(s) AS t, ecm_point(s, 'a') AS p, ecm_top_k(s, 1)[0].estimate AS e FROM "
+                    "(SELECT top_k_agg(k, ts, value => w) AS s FROM VALUES ('a', 1, 5000000000000000000L) AS t(k, ts, w))").first()
+    assert big.t == big.p == big.e == 5e18
+    # a range count from -Infinity counts the -Infinity values
+    inf = spark.sql("SELECT ecm_range_count(quantile_agg(v, ts), CAST('-Infinity' AS DOUBLE), CAST('-Infinity' AS DOUBLE)) AS c "
+                    "FROM VALUES (1.0D, 1), (0.0D, 2), (CAST('-Infinity' AS DOUBLE), 3) AS t(v, ts)").first()
+    assert inf.c == 1.0
+    # ecm_point of a STRUCT of DOUBLE keys takes DECIMAL and integer literals as DOUBLE keys
+    dbl = spark.sql("SELECT ecm_point(s, 0.5) AS half, ecm_point(s, 2) AS two FROM "
+                    "(SELECT top_k_agg(k, ts) AS s FROM VALUES (0.5D, 1), (2.0D, 2), (0.5D, 3) AS t(k, ts))").first()
+    assert (dbl.half, dbl.two) == (2.0, 1.0)
+
+
+def test_struct_with_a_null_sketch_field_gives_null(spark):
+    # not foldable, so ecm_point runs its generated code
+    df = spark.range(3).selectExpr("named_struct('sketch', CAST(IF(id < 0, X'00', NULL) AS BINARY), "
+                                   "'key_type', CAST(NULL AS INT)) AS s")
+    rows = df.selectExpr("ecm_point(s, 1) AS p", "ecm_point(s, array(1, 2)) AS ps", "ecm_top_k(s, 1) AS t",
+                         "sketch_info(s) AS i").collect()
+    assert all(r.p is None and r.ps is None and r.t is None and r.i is None for r in rows)

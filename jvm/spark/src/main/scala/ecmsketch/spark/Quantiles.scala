@@ -102,7 +102,11 @@ private[spark] object QuantileQueries {
   def rangeCount(s: QuantileSketch, lo: Any, hi: Any, r: java.lang.Long, n: java.lang.Long, fn: String): Double = {
     val a = number(lo, fn, "lo"); val b = number(hi, fn, "hi")
     if (a > b) 0.0
-    else math.max(0.0, s.rank(b, r, n) - s.rank(java.lang.Math.nextDown(a), r, n))
+    else {
+      // the weight below lo: rank(nextDown(lo)); nothing lies below -Infinity
+      val below = if (a == Double.NegativeInfinity) 0.0 else s.rank(java.lang.Math.nextDown(a), r, n)
+      math.max(0.0, s.rank(b, r, n) - below)
+    }
   }
 }
 

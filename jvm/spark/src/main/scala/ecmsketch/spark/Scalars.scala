@@ -166,7 +166,7 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
     case BinaryType => 1
     case NullType => 3
     case t if Args.isIntegral(t) => 2
-    case FloatType | DoubleType if doubleKeys => 4
+    case FloatType | DoubleType | _: DecimalType if doubleKeys => 4
     case _ => throw new SketchException(err)
   }
   /** DOUBLE and FLOAT keys: for a frequent-items sketch of DOUBLE keys, whose STRUCT says so at analysis. */
@@ -309,8 +309,10 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
       return ev.copy(code = code"boolean ${ev.isNull} = true; $jt ${ev.value} = ${CodeGenerator.defaultValue(dataType)};")
     val self = ctx.addReferenceObj("ecmPoint", this, classOf[EcmPoint].getName)
     val sk = children(0).genCode(ctx)
-    // a typed sketch column (the STRUCT of top_k_agg) holds the bytes in its first field
-    val skBytes = if (TypedSketch.isTyped(children(0).dataType)) s"${sk.value}.getBinary(0)" else s"${sk.value}"
+    // a typed sketch column (the STRUCT of top_k_agg) holds the bytes in its first field, which may be NULL
+    val typed = TypedSketch.isTyped(children(0).dataType)
+    val skBytes = if (typed) s"${sk.value}.getBinary(0)" else s"${sk.value}"
+    val skNull = if (typed) s"(${sk.isNull} || ${sk.value}.isNullAt(0))" else s"${sk.isNull}"
     val k = children(1).genCode(ctx)
     val (rnCode, rArg, nArg) =
       if (constRangeNow) ("", "null", "null")
@@ -328,7 +330,7 @@ case class EcmPoint(children: Seq[Expression]) extends SketchScalar with RangeNo
       |${sk.code}
       |boolean ${ev.isNull} = true;
       |$jt ${ev.value} = ${CodeGenerator.defaultValue(dataType)};
-      |if (!${sk.isNull}) {
+      |if (!$skNull) {
       |  ${k.code}
       |  if (!${k.isNull}) {
       |    $rnCode

@@ -38,8 +38,9 @@ case class TopKAgg(key: Expression, ts: Expression, window: Expression, epsilon:
 
   override def checkInputDataTypes(): TypeCheckResult = Checks {
     keyType; Args.checkValue(value, fn); spec
-    if (levels > FreqPlan.MaxLevels)
-      throw new SketchException(s"$fn: merge_levels must be in [0, ${FreqPlan.MaxLevels - 1}], got ${levels - 1}")
+    val ml = Args.constLong(mergeLevels, fn, "merge_levels", 0L)
+    if (ml < 0 || ml > FreqPlan.MaxLevels - 1)
+      throw new SketchException(s"$fn: merge_levels must be in [0, ${FreqPlan.MaxLevels - 1}], got $ml")
     try ops.create() catch { case e: SketchException => throw new SketchException(s"$fn: ${e.getMessage}") }
   }
 
@@ -58,7 +59,12 @@ case class TopKAgg(key: Expression, ts: Expression, window: Expression, epsilon:
         val k = key.eval(input)
         if (k != null) keyType match {
           case FreqKeys.Str | FreqKeys.Binary =>
-            val b = k match { case u: UTF8String => u.getBytes; case a => a.asInstanceOf[Array[Byte]] }
+            // the slot keeps the array: a string's own backing array (getBytes returns it when the string
+            // fills it) is copied, since a source may reuse it
+            val b = k match {
+              case u: UTF8String => val a = u.getBytes; if (a eq u.getBaseObject) a.clone() else a
+              case a => a.asInstanceOf[Array[Byte]]
+            }
             if (b.length > FreqKeys.MaxKeyBytes)
               throw new SketchException(s"a key must be at most ${FreqKeys.MaxKeyBytes} bytes, got ${b.length}")
             val slots = buffer.ops.asInstanceOf[FrequentOps].slots
@@ -113,18 +119,27 @@ private[spark] object TopKKeys {
     case _ => scala.util.Try(of(dt, "")).toOption.contains(have)
   })
 
-  /** A key as Catalyst holds a value of type `dt`. */
+  /** A key as Catalyst holds a value of type `dt`. A key that `dt` cannot hold exactly (a STRUCT
+    * whose key_type was narrowed after top_k_agg, e.g. by a cast or a table's column type) fails.
+    */
   def catalyst(k: Any, dt: DataType): Any = (k, dt) match {
-    case (n: Number, ByteType) => n.byteValue
-    case (n: Number, ShortType) => n.shortValue
-    case (n: Number, IntegerType) => n.intValue
+    case (n: Number, ByteType) => val v = n.longValue; if (v.toByte != v) misfit(k, dt); v.toByte
+    case (n: Number, ShortType) => val v = n.longValue; if (v.toShort != v) misfit(k, dt); v.toShort
+    case (n: Number, IntegerType) => val v = n.longValue; if (v.toInt != v) misfit(k, dt); v.toInt
     case (n: Number, LongType) => n.longValue
-    case (n: Number, FloatType) => n.floatValue
+    case (n: Number, FloatType) =>
+      val d = n.doubleValue; val f = d.toFloat
+      if (f.toDouble != d && !(d.isNaN && f.isNaN)) misfit(k, dt)
+      f
     case (n: Number, DoubleType) => n.doubleValue
     case (s: String, _: StringType) => UTF8String.fromString(s)
     case (b: Array[Byte], BinaryType) => b
     case (other, t) => throw new SketchException(s"a ${other.getClass.getSimpleName} key cannot be returned as ${t.sql}")
   }
+
+  private def misfit(k: Any, dt: DataType): Nothing = throw new SketchException(
+    s"the sketch holds the key $k, which the column's key type ${dt.sql} cannot hold; the sketch column's " +
+      "key_type must stay the type of the column top_k_agg read")
 
   /** The answer rows STRUCT<key, estimate, lower, upper> of `items`, keys of SQL type `dt`. */
   def rows(s: FrequentSketch, items: Seq[FrequentItem], dt: DataType, fn: String): GenericArrayData = {
@@ -161,7 +176,11 @@ private[spark] object FrequentFunctionImpls {
 /** ecm_point of a frequent-items sketch (called by EcmPoint when the sketch is one): the key's estimate. */
 private[spark] object FrequentPoint {
   def point(s: WindowSketch, key: Any, r: java.lang.Long, n: java.lang.Long): Option[Double] = s match {
-    case f: FrequentSketch => Some(f.estimate(TopKKeys.queryKey(key), r, n).estimate)
+    case f: FrequentSketch =>
+      // a sketch of DOUBLE keys takes any numeric key (an integer or DECIMAL literal) as a DOUBLE
+      val k = if (f.keyTypeCode == FreqKeys.Double && !key.isInstanceOf[UTF8String] && !key.isInstanceOf[Array[Byte]])
+        java.lang.Double.valueOf(DyadicArgs.toDouble(key)) else TopKKeys.queryKey(key)
+      Some(f.estimate(k, r, n).estimate)
     case _ => None
   }
 }
