@@ -41,6 +41,7 @@ def quantile_agg(value: ColumnOrName, ts: ColumnOrName, window: Window = None, e
         Seed of the sketch's coin flips; sketches merge only with the same seed.
     merge_levels : int, optional
         Recorded for the merges to come; merges add no error, so it changes neither size nor bound.
+        Sketches merge only with sketches of the same ``merge_levels``.
 
     Returns
     -------
