@@ -17,7 +17,8 @@ object QuantileFunctions {
         opt("epsilon", "0.01", "The rank error the sketch certifies, as a share of the range's weight, in [0.001, 1). A constant."),
         opt("delta", "0.01", "The probability that a range's rank error exceeds epsilon, in (0, 0.5]. A constant."),
         opt("weight", "1 (each row counts once)", "The row's weight: a non-negative integer column; NULL rows are skipped."),
-        opt("window_type", "'time'"), opt("seed", "the default seed"), opt("merge_levels", "0")),
+        opt("window_type", "'time'"), opt("seed", "the default seed"),
+        opt("merge_levels", "0", "Recorded as planned_merge_levels: merges add no error, so it changes neither size nor bound; sketches merge only with sketches of the same merge_levels.")),
       "_FUNC_(value, ts [, window [, epsilon]] [, delta => d] [, weight => w] [, window_type => 'time'|'count'] " +
         "[, seed => s] [, merge_levels => h]) - Windowed quantile sketch (BINARY) of numeric values: every quantile and " +
         "rank of any range (now - r, now] with r up to the window is within epsilon times the range's weight, with " +
