@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, Tuple
 import numpy as np
 
 from ecmsketch.sketches import (AsyncQuantile, AsyncSum, DecayedSketch, DetWave, DistinctSketch, DyadicSketch,
-                                EcmSketch, ExpHistogram)
+                                EcmSketch, ExpHistogram, FrequentSketch, QuantileSketch)
 
 
 def _rows(seed: int, n: int = 2000, keys: int = 150, span: int = 600):
@@ -70,6 +70,14 @@ def build() -> Dict[str, Tuple[Any, Callable[[Any], Any]]]:
     g = DecayedSketch.create(0.3, 0.2, decay="exp", decay_param=0.01, max_weight=4)
     g.add_many(vs, ts, ids=ks)
     out["decayed"] = (g, lambda s: s.sum())
+
+    h = QuantileSketch(0.05, window=500)
+    h.add_many((ks * 1.5).astype(np.float64), ts, vs)
+    out["quantile"] = (h, lambda s: s.quantile([0.1, 0.5, 0.9], range=200))
+
+    f = FrequentSketch(0.05, window=500)
+    f.add_many([f"page-{k}" for k in ks], ts, vs)
+    out["frequent-strings"] = (f, lambda s: [(t["key"], t["lower"], t["upper"]) for t in s.top_k(3, range=200)])
     return out
 
 
