@@ -395,3 +395,25 @@ def test_struct_with_a_null_sketch_field_gives_null(spark):
     rows = df.selectExpr("ecm_point(s, 1) AS p", "ecm_point(s, array(1, 2)) AS ps", "ecm_top_k(s, 1) AS t",
                          "sketch_info(s) AS i").collect()
     assert all(r.p is None and r.ps is None and r.t is None and r.i is None for r in rows)
+
+
+def test_python_int_keys_merge_with_sql_int_sketches(spark):
+    from ecmsketch import FrequentSketch, SketchError
+    sql = spark.sql("SELECT top_k_agg(k, ts, 100, 0.01).sketch AS s FROM VALUES (7, 1), (7, 2), (8, 3) AS t(k, ts)").first().s
+    py = FrequentSketch(0.01, window=100, int_keys=True)
+    py.add_many([7, 9, 9], [4, 5, 6])
+    assert py.key_type == "int"
+    merged = FrequentSketch.merge([bytes(sql), py])
+    assert [(t["key"], t["lower"]) for t in merged.top_k(3)] == [(7, 3), (9, 2), (8, 1)]
+    with pytest.raises(SketchError, match="int"):
+        py.add(1 << 40, 7)
+    # without int_keys, Python ints are BIGINT keys, which do not merge with INT ones
+    with pytest.raises(SketchError, match="int keys and bigint keys"):
+        FrequentSketch.merge([bytes(sql), _bigint_sketch()])
+
+
+def _bigint_sketch():
+    from ecmsketch import FrequentSketch
+    s = FrequentSketch(0.01, window=100)
+    s.add(7, 4)
+    return s

@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import SketchError
 from .. import _jvm
-from .._convert import BYTES, LONGS, STRINGS, as_float, as_int, as_jint, call, jbytes, jlong, jvm_keys, levels, longs, \
+from .._convert import BYTES, LONGS, STRINGS, as_flag, as_float, as_int, as_jint, call, jbytes, jlong, jvm_keys, levels, longs, \
     micros_and_type
 from .._units import RangeLike, TimeLike, range_ticks, time_ticks, window_ticks
 from ._base import _merge_all, _Sketch
@@ -90,7 +90,7 @@ class FrequentSketch(_Sketch):
     _kind = "frequent"
 
     def __init__(self, epsilon: float = 0.001, window: Optional[RangeLike] = None, *, window_type: str = "time",
-                 timestamps: str = "ticks", merge_levels: int = 0):
+                 timestamps: str = "ticks", merge_levels: int = 0, int_keys: bool = False):
         """A new empty sketch, as SQL's top-k aggregate builds it (``window``, ``window_type`` and
         ``timestamps`` as for :class:`EcmSketch`).
 
@@ -98,6 +98,8 @@ class FrequentSketch(_Sketch):
             after one merge level plus ``merge_levels`` (in [0.001, 1)).
         :param merge_levels: merge levels planned beyond Spark's own one; a frequent-items sketch
             plans for at most 8 levels in all (``merge_levels`` up to 7).
+        :param int_keys: hold int keys as SQL INT keys (32 bits), as ``top_k_agg`` over an INT column
+            does, so that the sketch merges with those; by default ints are BIGINT keys.
         """
         micros = micros_and_type(timestamps, window_type)
         w = window_ticks(window, micros)
@@ -106,7 +108,8 @@ class FrequentSketch(_Sketch):
         most = int(_jvm.api().frequentMaxLevels())
         if lv > most:
             raise SketchError(f"merge_levels of a frequent-items sketch must be in [0, {most - 1}], got {lv - 1}")
-        self._attach(call(_jvm.api().frequentCreate, window_type == "count", micros, w, eps, lv))
+        self._attach(call(_jvm.api().frequentCreate, window_type == "count", micros, w, eps, lv,
+                          as_flag(int_keys, "int_keys")))
 
     def _rn(self, range: Optional[RangeLike], now: Optional[TimeLike]):
         return jlong(range_ticks(range, self._micros)), jlong(time_ticks(now, self._micros))

@@ -377,8 +377,12 @@ object PyApi {
   // ------------------------------------------------------------------ frequent items (Python's FrequentSketch)
 
   /** A frequent-items sketch whose bound is epsilon after `levels` merge levels. */
-  def frequentCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, levels: Int): FrequentSketch =
-    FrequentSketch.create(spec(countWindow, tsMicros, window), epsilon, levels)
+  def frequentCreate(countWindow: Boolean, tsMicros: Boolean, window: Long, epsilon: Double, levels: Int,
+                     intKeys: Boolean): FrequentSketch = {
+    val s = FrequentSketch.create(spec(countWindow, tsMicros, window), epsilon, levels)
+    if (intKeys) s.declareIntKeys()
+    s
+  }
 
   /** Most merge levels a frequent-items sketch plans for. */
   def frequentMaxLevels(): Int = FreqPlan.MaxLevels

@@ -76,6 +76,12 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
   // (BIGINT, INT, DOUBLE, STRING or BINARY); a key of another type, an earlier timestamp or a negative
   // weight is refused with a SketchException naming it.
 
+  /** Fixes the key type to INT, as `top_k_agg` over an INT column does with its first row: integer
+    * keys added later are INT keys (refused outside 32 bits), and the sketch merges with INT sketches.
+    * A sketch that holds keys of another type refuses it.
+    */
+  def declareIntKeys(): Unit = setKeyType(FreqKeys.Int)
+
   /** Adds a BIGINT key. */
   def addKey(key: Long, ts: Long, v: Long): Unit = { checkAdd(ts, v); setKeyType(FreqKeys.BigInt); addId(dict.idOfLong(key), ts, v) }
   /** Adds an INT key. */
