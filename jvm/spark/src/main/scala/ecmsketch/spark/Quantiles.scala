@@ -86,8 +86,6 @@ private[spark] object QuantileQueries {
     d
   }
 
-  def quantile(s: QuantileSketch, q: Double, r: java.lang.Long, n: java.lang.Long): Any = s.quantile(q, r, n)
-
   /** The quantiles of several q at once (null q elements give null elements). */
   def quantiles(s: QuantileSketch, qs: Array[java.lang.Double], r: java.lang.Long, n: java.lang.Long): Array[Any] = {
     val asked = qs.filter(_ != null).map(_.doubleValue)
