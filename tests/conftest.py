@@ -236,3 +236,29 @@ def write_batch(src, k, files):
         with open(tmp, "w") as f:
             f.write("\n".join(json.dumps(r) for r in rows))
         os.rename(tmp, os.path.join(src, f"batch-{k:03d}-{j}.json"))
+
+
+def run_stream(spark, src, ck, name, mode, schema, group, aggs):
+    """Runs a streaming aggregation (groups `group(df)`, aggregates `aggs(df)`) over every JSON file in
+    `src` (two a micro-batch) into the memory sink `name`, then stops; returns the ids of the batches
+    that read rows and the schema of the result."""
+    df = spark.readStream.schema(schema).option("maxFilesPerTrigger", 2).json(src)
+    agg = df.groupBy(*group(df)).agg(*aggs(df))
+    q = agg.writeStream.outputMode(mode).format("memory").queryName(name).option("checkpointLocation", ck).start()
+    try:
+        q.processAllAvailable()
+        ids = [p["batchId"] for p in q.recentProgress if p["numInputRows"] > 0]
+    finally:
+        q.stop()
+    return ids, agg.schema
+
+
+def latest(spark, name, keys):
+    """The newest row of each group in a memory sink (complete mode keeps the last result; update
+    mode appends the groups each batch updated), by the row count column `n`."""
+    best = {}
+    for r in spark.table(name).collect():
+        k = tuple(r[c] for c in keys)
+        if k not in best or r.n > best[k].n:
+            best[k] = r
+    return best

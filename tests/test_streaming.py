@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from pyspark.sql import functions as F
 
-from conftest import write_batch
+from conftest import latest, run_stream, write_batch
 
 from ecmsketch import functions as E
 
@@ -70,27 +70,7 @@ def sketches(df):
 
 def run(spark, src, ck, name, mode, group):
     """Runs the aggregation over every file present (two a micro-batch), then stops."""
-    df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 2).json(src)
-    q = df.groupBy(*group(df)).agg(*sketches(df)).writeStream.outputMode(mode).format("memory") \
-        .queryName(name).option("checkpointLocation", ck).start()
-    try:
-        q.processAllAvailable()
-        ids = [p["batchId"] for p in q.recentProgress if p["numInputRows"] > 0]
-    finally:
-        q.stop()
-    return ids
-
-
-def latest(spark, name, keys):
-    """The newest row of each group in a memory sink (complete mode keeps the last result; update
-    mode appends the groups each batch updated)."""
-    rows = spark.table(name).collect()
-    best = {}
-    for r in rows:
-        k = tuple(r[c] for c in keys)
-        if k not in best or r.n > best[k].n:
-            best[k] = r
-    return best
+    return run_stream(spark, src, ck, name, mode, SCHEMA, group, sketches)[0]
 
 
 RANGES = (50, 300, WINDOW)

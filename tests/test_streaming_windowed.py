@@ -30,7 +30,7 @@ import pytest
 from pyspark.sql import functions as F
 from pyspark.sql.types import BinaryType, LongType, StringType, StructField, StructType
 
-from conftest import write_batch
+from conftest import latest, run_stream, write_batch
 
 from ecmsketch import functions as E
 
@@ -89,26 +89,7 @@ def sketches():
 def run(spark, src, ck, name, mode, group):
     """Runs the aggregation over every file present (two a micro-batch), then stops; returns the ids
     of the batches that read rows and the schema of the result."""
-    df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 2).json(src)
-    agg = df.groupBy(*group(df)).agg(*sketches())
-    q = agg.writeStream.outputMode(mode).format("memory").queryName(name).option("checkpointLocation", ck).start()
-    try:
-        q.processAllAvailable()
-        ids = [p["batchId"] for p in q.recentProgress if p["numInputRows"] > 0]
-    finally:
-        q.stop()
-    return ids, agg.schema
-
-
-def latest(spark, name, keys):
-    """The newest row of each group in a memory sink (complete mode keeps the last result; update
-    mode appends the groups each batch updated)."""
-    best = {}
-    for r in spark.table(name).collect():
-        k = tuple(r[c] for c in keys)
-        if k not in best or r.n > best[k].n:
-            best[k] = r
-    return best
+    return run_stream(spark, src, ck, name, mode, SCHEMA, group, lambda df: sketches())
 
 
 def answers(spark, groups, k_type):
