@@ -38,6 +38,7 @@ FIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "fi
 
 
 def make_rows(spark, n: int, view: str) -> None:
+    """Caches `n` rows of the shape above as the temp view `view`."""
     spark.sql(f"""SELECT timestamp_micros(1700000000000000 + cast(rand(1) * {HOUR_US} AS BIGINT)) AS ts,
                          cast(id % 3 AS INT) AS site,
                          cast(floor(pow(1.0 - rand(2), -1.0 / 1.1)) % 100000 AS BIGINT) AS pid,
@@ -70,6 +71,7 @@ def rank_error(vals: np.ndarray, answers, n: int) -> float:
 
 
 def main() -> None:
+    """Runs every measure, writes the results and draws the figure."""
     spark = session("ecmsketch-windowed-bench", "6g")
     make_rows(spark, ROWS, "req")
     pdf = spark.table("req").selectExpr("unix_micros(ts) AS tsu", "pid", "lat").toPandas()
@@ -237,6 +239,7 @@ def main() -> None:
 
 
 def figure(qerr, kerr, kll_err, qrows, krows) -> None:
+    """Draws the worst measured error against the range, beside the certified bounds."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
