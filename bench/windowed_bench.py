@@ -216,8 +216,8 @@ def main() -> None:
         b = spark.sql(q.format(t="req_sorted")).first()
         out["row_order"][k] = {"unsorted": a[0], "sorted": b[0]}
         lines.append(f"| {k} | {a[0]:,} | {b[0]:,} |")
-    lines += ["", "Sorted within partitions, a site's sketch still merges 4 runs that each span the hour (one per "
-              "partition): the merge keeps them side by side (quantiles) or a finer scale per run (top-k)."]
+    lines += ["", "Either way a site's aggregate merges at least 4 runs that each span the hour (one per partition, "
+              "more for rows in no order): quantile_agg folds them into one run, top_k_agg keeps a finer scale per run."]
     spark.catalog.uncacheTable("req_sorted")
 
     # ---------------------------------------------------------------- 3. build speed at BIG_ROWS

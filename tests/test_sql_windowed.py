@@ -160,6 +160,32 @@ def test_quantile_merge_of_sites_keeps_epsilon_and_is_order_free(spark, data, si
     per_site.unpersist()
 
 
+@pytest.mark.parametrize("merge_levels", [0, 1])
+def test_quantile_sketches_fold_runs_as_merge_levels_plan(spark, data, merge_levels):
+    """A finished quantile_agg is one run, however its rows were ordered and partitioned; quantile_merge
+    folds the sites into one run when merge_levels plans for it, and keeps them side by side beyond."""
+    sites = 5
+    df = _frame(spark, data, "shuffled", partitions=6).withColumn("site", SF.col("site") % sites)
+    per_site = df.groupBy("site").agg(
+        E.quantile_agg("v", "ts", WINDOW, Q_EPS, delta=DELTA, merge_levels=merge_levels).alias("s")).cache()
+    assert [r.n for r in per_site.selectExpr("sketch_info(s).runs AS n").collect()] == [1] * sites
+    merged = per_site.agg(E.quantile_merge("s").alias("s")).first().s
+    ts, v = data["ts"], data["v"]
+    now = int(ts.max())
+    rows = _quantile_answers(spark, merged, _ranges(ts, now, 40 + merge_levels, count=6), [float(np.median(v))])
+    _check_quantiles(rows, ts, v, np.ones(len(ts), dtype=np.int64), now, Q_EPS)
+    info = rows[0].info
+    assert info.runs == (1 if merge_levels else sites), info
+    assert info.error_bound == Q_EPS and info.planned_merge_levels == 1 + merge_levels, info
+    # a merge of merges beyond the plan keeps the runs side by side, and epsilon
+    halves = per_site.withColumn("h", SF.col("site") % 2).groupBy("h").agg(E.quantile_merge("s").alias("s"))
+    again = halves.agg(E.quantile_merge("s").alias("s")).first().s
+    rows = _quantile_answers(spark, again, _ranges(ts, now, 50 + merge_levels, count=6), [float(np.median(v))])
+    _check_quantiles(rows, ts, v, np.ones(len(ts), dtype=np.int64), now, Q_EPS)
+    assert rows[0].info.runs == (2 if merge_levels else sites), rows[0].info
+    per_site.unpersist()
+
+
 def test_roll_up_of_days_answers_as_the_last_day(spark):
     rng = np.random.default_rng(8)
     day = 1_000

@@ -40,7 +40,8 @@ def quantile_agg(value: ColumnOrName, ts: ColumnOrName, window: Window = None, e
     seed : int, optional
         Seed of the sketch's coin flips; sketches merge only with the same seed.
     merge_levels : int, optional
-        Recorded for the merges to come; merges add no error, so it changes neither size nor bound.
+        The levels of :func:`quantile_merge` that fold the merged sketches into one (up to 3
+        count); merges beyond them keep the sketches side by side. The bound is epsilon either way.
         Sketches merge only with sketches of the same ``merge_levels``.
 
     Returns

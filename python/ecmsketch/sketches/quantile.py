@@ -40,8 +40,9 @@ class QuantileSketch(_Sketch):
     timestamps in non-decreasing order; the rank, the count and any quantile of the values in any
     range ``(now - range, now]`` within the window. Every rank and quantile of a range of weight
     ``n`` is within ``epsilon * n`` of the exact one with probability at least ``1 - delta``, after
-    any number of merges: a merge keeps each input's runs of rows side by side, so it adds no error
-    (``merge_levels`` is recorded only). A quantile ``v`` for ``q`` satisfies
+    any number of merges. A merge folds sketches that overlap in time into one while the planned
+    ``merge_levels`` allow, spending error set aside for it, and keeps them side by side beyond
+    that. A quantile ``v`` for ``q`` satisfies
     ``rank_<(v) - epsilon n <= q n <= rank_<=(v) + epsilon n``.
 
     Examples
@@ -67,8 +68,9 @@ class QuantileSketch(_Sketch):
 
         :param epsilon: the rank error, relative to the weight of the queried range, in [0.001, 1).
         :param delta: the probability that one query misses ``epsilon``, in [1e-12, 0.5].
-        :param merge_levels: merge levels planned beyond Spark's own one (recorded only: the bound is
-            ``epsilon`` at every merge depth).
+        :param merge_levels: merge levels planned beyond Spark's own one. Each of the first
+            ``1 + merge_levels`` levels of merges (up to 4) folds overlapping sketches into one;
+            merges beyond keep them side by side. The bound is ``epsilon`` at every merge depth.
         """
         micros = micros_and_type(timestamps, window_type)
         w = window_ticks(window, micros)

@@ -18,7 +18,7 @@ object QuantileFunctions {
         opt("delta", "0.01", "The probability that a range's rank error exceeds epsilon, in (0, 0.5]. A constant."),
         opt("weight", "1 (each row counts once)", "The row's weight: a non-negative integer column; NULL rows are skipped."),
         opt("window_type", "'time'"), opt("seed", "the default seed"),
-        opt("merge_levels", "0", "Recorded as planned_merge_levels: merges add no error, so it changes neither size nor bound; sketches merge only with sketches of the same merge_levels.")),
+        opt("merge_levels", "0", "The levels of quantile_merge that fold the merged sites' sketches into one (up to 3 count); a merge beyond them keeps the sketches side by side. The bound is epsilon either way; sketches merge only with sketches of the same merge_levels.")),
       "_FUNC_(value, ts [, window [, epsilon]] [, delta => d] [, weight => w] [, window_type => 'time'|'count'] " +
         "[, seed => s] [, merge_levels => h]) - Windowed quantile sketch (BINARY) of numeric values: every quantile and " +
         "rank of any range (now - r, now] with r up to the window is within epsilon times the range's weight, with " +
@@ -32,8 +32,9 @@ object QuantileFunctions {
           "30.0\t2.0\t2.0")), since = "0.3.0"),
     FunctionSpec("quantile_merge",
       Seq(req("sketch", "A windowed quantile sketch (BINARY) from quantile_agg or quantile_merge; NULLs are ignored.")),
-      "_FUNC_(sketch) - Order-preserving merge of windowed quantile sketches (same epsilon, delta, seed and window): " +
-        "the merged sketch certifies the same epsilon. NULLs are ignored.",
+      "_FUNC_(sketch) - Order-preserving merge of windowed quantile sketches (same epsilon, delta, seed, window and " +
+        "merge_levels): the merged sketch certifies the same epsilon. Sketches that overlap in time are folded into " +
+        "one while merge_levels allow, else kept side by side. NULLs are ignored.",
       "agg_funcs",
       "BINARY",
       Seq(Example(s"SELECT ecm_quantile(quantile_merge(s), 1.0) FROM (SELECT quantile_agg(v, ts, 100) AS s FROM VALUES (1.0, 1, 0), (2.0, 2, 1), (3.0, 3, 1), (4.0, 4, 0) AS t(v, ts, site) GROUP BY site);",

@@ -4,12 +4,15 @@ import ecmsketch.core.InfoField.{int, long, real}
 import ecmsketch.core.{ByteReader, ByteWriter, CellKind, Codec, FunctionSpec, InfoField, SketchException, SketchHeader, SketchKind}
 
 /** The windowed quantile sketch (sketch kind 8, docs/design/windowed-quantiles.md "Encoding"): cell
-  * kind 0, then body version, delta, seed and the runs. A run is its coin state, its buckets (oldest
+  * kind 0, then body version, delta, seed and the runs. A run is its coin state, its generation (body
+  * version 2; runs of version 1 are of generation [[FoldPlan.Legacy]]), its buckets (oldest
   * first: start as an offset from the previous bucket's end, span, weight, the two variance ledgers,
   * the levels with their samples) and its raw rows. Every field is validated on decode.
   */
 object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
-  final val BodyVersion = 1
+  final val BodyVersion = 2
+  /** The body version before folds: no generation byte, every run spends the whole budget. */
+  final val BodyVersionUnfolded = 1
   /** Levels a bucket may have: weights 2^0 to 2^62. */
   final val MaxLevels = Bucket.TopLevel + 1
 
@@ -33,6 +36,7 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
   /** A run's bytes, timestamps as unsigned offsets from `base` (no later than any of its timestamps). */
   private[quantile] def writeRun(r: QuantileRun, base: Long, out: ByteWriter): Unit = {
     out.putLong(r.rng.state)
+    out.putByte(r.gen)
     out.putVarLong(r.bucketCount.toLong)
     var prev = base
     var i = 0
@@ -72,7 +76,8 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
 
   def decodeBody(in: ByteReader, h: SketchHeader): QuantileSketch = {
     val version = in.getByte("quantile body version")
-    if (version != BodyVersion) corrupt(s"quantile body version $version (this library reads $BodyVersion)")
+    if (version != BodyVersion && version != BodyVersionUnfolded)
+      corrupt(s"quantile body version $version (this library reads $BodyVersionUnfolded and $BodyVersion)")
     val delta = in.getDouble("delta")
     val seed = in.getLong("seed")
     val p = try QuantileParams(h.epsilon, delta, seed) catch { case e: SketchException => corrupt(e.getMessage) }
@@ -82,7 +87,7 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
     val windowLo = if (h.hasRows) QuantileRun.windowStart(h.lastTs, h.spec.window) else Long.MinValue
     var weight = 0L
     val runs = Array.tabulate(nRuns.toInt) { k =>
-      val r = readRun(in, h, p, k, windowLo)
+      val r = readRun(in, h, s.plan, version == BodyVersionUnfolded, k, windowLo)
       if (Long.MaxValue - weight < r.weight) corrupt("the runs' weights overflow")
       weight += r.weight
       r
@@ -106,9 +111,14 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
     v
   }
 
-  private def readRun(in: ByteReader, h: SketchHeader, p: QuantileParams, k: Int, windowLo: Long): QuantileRun = {
+  private def readRun(in: ByteReader, h: SketchHeader, plan: FoldPlan, unfolded: Boolean, k: Int,
+                      windowLo: Long): QuantileRun = {
     val rng = new Rng(in.getLong(s"coin state of run $k"))
-    val run = new QuantileRun(p, rng)
+    val gen = if (unfolded) FoldPlan.Legacy else in.getByte(s"generation of run $k")
+    if (!plan.valid(gen))
+      corrupt(s"run $k is of generation $gen; a sketch of ${h.levels} merge level${if (h.levels == 1) "" else "s"} folds up to generation ${plan.folds}")
+    val p = plan.params(gen)
+    val run = new QuantileRun(p, rng, gen)
     val nb = in.getVarIn(s"bucket count of run $k", 0, in.remaining.toLong).toInt
     var prev = h.firstTs
     val buckets = Array.tabulate(nb) { i =>
@@ -176,7 +186,7 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
 
   def info(s: QuantileSketch): Map[String, Any] =
     Map("delta" -> s.delta, "seed" -> s.seed, "quantile_rank_error_bound" -> s.errorBound,
-      "sample_capacity" -> s.params.capacity, "stored_entries" -> s.storedEntries.toInt,
+      "sample_capacity" -> s.plan.params(0).capacity, "stored_entries" -> s.storedEntries.toInt,
       "runs" -> s.runCount, "buckets" -> s.bucketCount, "raw_rows" -> s.rawCount)
 
   /** The rank error of every rank and quantile, relative to the weight of the range, holding with

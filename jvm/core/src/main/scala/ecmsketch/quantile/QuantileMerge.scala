@@ -4,17 +4,23 @@ import ecmsketch.core.ByteWriter
 
 /** How a merge arranges the runs of its inputs (docs/design/windowed-quantiles.md, "Merging"): in a
   * canonical order (first timestamp, last timestamp, bytes), each run laid after the first chain it
-  * follows in time (every retained row at or after the chain's last row), else starting a chain of
-  * its own. The result depends only on the multiset of runs, so merges are order-free.
+  * follows in time (every retained row at or after the chain's last row) and shares a generation with,
+  * else starting a chain of its own. Runs that may be folded are then folded into one ([[fold]]).
+  * The result depends only on the multiset of runs, so merges are order-free.
   */
 private[quantile] object QuantileMerge {
-  private final case class Keyed(run: QuantileRun, first: Long, last: Long, bytes: Array[Byte])
-
-  private def keyed(r: QuantileRun): Keyed = {
-    val out = new ByteWriter(64)
-    QuantileKind.writeRun(r, Long.MinValue, out)
-    Keyed(r, r.firstTs, r.lastTs, out.toByteArray)
+  /** A run with its canonical sort key; its bytes (the last tie-breaker) are written only when needed. */
+  private final class Keyed(val run: QuantileRun) {
+    val first: Long = run.firstTs
+    val last: Long = run.lastTs
+    lazy val bytes: Array[Byte] = {
+      val out = new ByteWriter(64)
+      QuantileKind.writeRun(run, Long.MinValue, out)
+      out.toByteArray
+    }
   }
+
+  private def keyed(r: QuantileRun): Keyed = new Keyed(r)
 
   private val order: Ordering[Keyed] = new Ordering[Keyed] {
     def compare(a: Keyed, b: Keyed): Int = {
@@ -33,12 +39,26 @@ private[quantile] object QuantileMerge {
     }
   }
 
-  /** The runs (non-empty, owned by the caller) arranged into chains, in canonical order. */
+  /** The arranged runs with every run that may still be folded folded into one, when there are two
+    * such runs or more ([[FoldPlan]]): of one generation more than the highest of them.
+    */
+  def fold(runs: Array[QuantileRun], plan: FoldPlan): Array[QuantileRun] = {
+    val (open, closed) = runs.partition(r => plan.foldable(r.gen))
+    if (open.length < 2) runs
+    else {
+      val gen = open.iterator.map(_.gen).max + 1
+      arrange(closed.toSeq :+ QuantileRun.fold(open.toSeq, plan.params(gen), gen))
+    }
+  }
+
+  /** The runs (non-empty, owned by the caller) arranged into chains, in canonical order: a run is laid
+    * after a chain of its generation that it follows in time.
+    */
   def arrange(runs: Seq[QuantileRun]): Array[QuantileRun] = {
     val sorted = runs.map(keyed).sorted(order)
     val chains = scala.collection.mutable.ArrayBuffer.empty[QuantileRun]
     sorted.foreach { k =>
-      val at = chains.indexWhere(c => c.lastTs <= k.first)
+      val at = chains.indexWhere(c => c.lastTs <= k.first && c.gen == k.run.gen)
       if (at >= 0) chains(at) = QuantileRun.concat(chains(at), k.run)
       else chains += k.run
     }

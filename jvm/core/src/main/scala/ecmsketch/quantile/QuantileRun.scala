@@ -1,14 +1,18 @@
 package ecmsketch.quantile
 
-import ecmsketch.core.Windows
+import ecmsketch.core.{SketchException, Windows}
+import ecmsketch.ingest.RadixSort
 
 /** One run: the rows of one stream in time order (docs/design/windowed-quantiles.md, "Runs").
   * The newest rows stay raw (timestamp, value, weight); when the raw region fills, its older half is
   * sealed into buckets, and a pass from the newest bucket to the oldest joins adjacent buckets while
   * the joined weight is at most 2 spanEpsilon times the weight newer than it in the run. Buckets are
   * kept oldest first; every bucket starts at or after the end of the one before it.
+  *
+  * `gen` is the run's generation ([[FoldPlan]]): 0 for a run that took rows, g for a fold of runs of
+  * generations below g; `p` spends the share of the variance budget of that generation.
   */
-private[quantile] final class QuantileRun(val p: QuantileParams, val rng: Rng) {
+private[quantile] final class QuantileRun(val p: QuantileParams, val rng: Rng, val gen: Int) {
   // raw rows over [rawStart, rawEnd), time order
   private[quantile] var rawTs: Array[Long] = new Array[Long](16)
   private[quantile] var rawV: Array[Double] = new Array[Double](16)
@@ -93,6 +97,13 @@ private[quantile] final class QuantileRun(val p: QuantileParams, val rng: Rng) {
     rawStart = until
     if (rawStart == rawEnd) { rawStart = 0; rawEnd = 0 }
     join()
+  }
+
+  /** Compacts every bucket as far as its ledgers allow, the newest first (each with the weight after it). */
+  private[quantile] def compactAll(): Unit = {
+    var newer = rawWeight
+    var i = nb - 1
+    while (i >= 0) { bs(i).compact(p, newer, rng); newer += bs(i).count; i -= 1 }
   }
 
   private def ensureBuckets(n: Int): Unit =
@@ -194,7 +205,7 @@ private[quantile] final class QuantileRun(val p: QuantileParams, val rng: Rng) {
   }
 
   def copy(): QuantileRun = {
-    val r = new QuantileRun(p, new Rng(rng.state))
+    val r = new QuantileRun(p, new Rng(rng.state), gen)
     val n = rawCount
     r.rawTs = java.util.Arrays.copyOfRange(rawTs, rawStart, rawStart + math.max(n, 16))
     r.rawV = java.util.Arrays.copyOfRange(rawV, rawStart, rawStart + math.max(n, 16))
@@ -240,14 +251,67 @@ private[quantile] object QuantileRun {
     z ^ (z >>> 31)
   }
 
+  /** Folds runs (non-empty, in canonical order) into one run of generation `gen` with parameters `p`
+    * (docs/design/windowed-quantiles.md, "Folds"): their samples and raw rows, each sample a row of
+    * its level's weight, are taken in time order (stably, so in the runs' order at equal timestamps)
+    * as the rows of a new run, sealed at once. The samples are unchanged, so every query of the new
+    * run starts from the answers of the runs it folds; its own compactions spend the budget of `p`.
+    */
+  def fold(runs: Seq[QuantileRun], p: QuantileParams, gen: Int): QuantileRun = {
+    val total = runs.iterator.map(_.storedSamples).sum
+    if (total > Int.MaxValue - 8) throw new SketchException(s"cannot fold quantile runs of $total entries")
+    val n = total.toInt
+    val ts = new Array[Long](n); val vb = new Array[Long](n); val ws = new Array[Long](n)
+    var k = 0
+    runs.foreach { r =>
+      var i = 0
+      while (i < r.nb) {
+        val b = r.bs(i)
+        var h = 0
+        while (h < b.levels) {
+          val m = b.sizes(h); val vs = b.vals(h); val bt = b.tss(h); val w = 1L << h
+          var j = 0
+          while (j < m) { ts(k) = bt(j); vb(k) = java.lang.Double.doubleToRawLongBits(vs(j)); ws(k) = w; k += 1; j += 1 }
+          h += 1
+        }
+        i += 1
+      }
+      var j = r.rawStart
+      while (j < r.rawEnd) { ts(k) = r.rawTs(j); vb(k) = java.lang.Double.doubleToRawLongBits(r.rawV(j)); ws(k) = r.rawW(j); k += 1; j += 1 }
+    }
+    RadixSort.sortByTs(ts, vb, ws, n)
+    var s = p.seed ^ 0x3C6EF372FE94F82BL
+    runs.foreach(r => s = mix(s ^ r.rng.state))
+    val out = new QuantileRun(p, new Rng(s), gen)
+    val vs = new Array[Double](n)
+    var weight = 0L
+    var i = 0
+    while (i < n) { vs(i) = java.lang.Double.longBitsToDouble(vb(i)); weight += ws(i); i += 1 }
+    out.rawTs = ts; out.rawV = vs; out.rawW = ws
+    out.rawStart = 0; out.rawEnd = n; out.rawWeight = weight
+    out.lastTs = if (n > 0) ts(n - 1) else Long.MinValue
+    // as a run that took these rows would hold them: fewer raw rows than the raw capacity, the older
+    // ones sealed, here at once, each bucket cut and compacted with all the weight after it known
+    if (n >= p.rawCapacity) {
+      out.seal(n - p.rawCapacity / 2)
+      out.compactAll()
+      val m = out.rawCount
+      out.rawTs = java.util.Arrays.copyOfRange(out.rawTs, out.rawStart, out.rawStart + m)
+      out.rawV = java.util.Arrays.copyOfRange(out.rawV, out.rawStart, out.rawStart + m)
+      out.rawW = java.util.Arrays.copyOfRange(out.rawW, out.rawStart, out.rawStart + m)
+      out.rawStart = 0; out.rawEnd = m
+    }
+    out
+  }
+
   /** Lays run `newer` after `older` (every retained row of `newer` at or after every row of
-    * `older`): the older run's raw rows are sealed into buckets with the newer run's weight after
-    * them, its buckets follow, then one join pass. The older buckets only gain newer weight, so
+    * `older`; both of one generation): the older run's raw rows are sealed into buckets with the
+    * newer run's weight after them, its buckets follow, then one join pass. The older buckets only gain newer weight, so
     * every bucket keeps its bound (docs/design/windowed-quantiles.md, "Time-disjoint merges").
     */
   def concat(older: QuantileRun, newer: QuantileRun): QuantileRun = {
     val p = older.p
-    val out = new QuantileRun(p, new Rng(mix(older.rng.state) ^ newer.rng.state))
+    val out = new QuantileRun(p, new Rng(mix(older.rng.state) ^ newer.rng.state), older.gen)
     val o = older.copy(); val n = newer.copy()
     // seal all of the older raw rows, with the newer run's weight counted as newer
     o.rawWeight += n.weight

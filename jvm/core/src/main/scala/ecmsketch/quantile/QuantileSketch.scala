@@ -7,13 +7,15 @@ import ecmsketch.hash.Hashing
   * the rows in any range (now - r, now] with r at most the window, each within `epsilon` times the
   * weight of the range with probability at least 1 - `delta`, at every merge depth.
   *
-  * It holds runs ([[QuantileRun]]), one per stream it took rows from: a sketch built by [[add]] has
-  * one; a merge of sketches of different streams keeps every input's runs side by side (and lays
-  * time-disjoint runs one after the other), so merging adds no error.
+  * It holds runs ([[QuantileRun]]): a sketch built by [[add]] has one. A merge lays time-disjoint
+  * runs one after the other and folds runs that overlap in time into one while the sketch's planned
+  * merge levels allow ([[FoldPlan]]); the runs it may not fold stay side by side. Either way the
+  * bound stays `epsilon`.
   */
 final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, val plannedLevels: Int,
                                     val params: QuantileParams) extends WindowSketch {
   def kind: QuantileKind.type = QuantileKind
+  private[quantile] val plan: FoldPlan = new FoldPlan(params, plannedLevels)
   private[quantile] var runs: Array[QuantileRun] = new Array[QuantileRun](0)
   /** The run new rows go to: the one with the newest last timestamp (the last such). */
   private var active: QuantileRun = null
@@ -24,6 +26,10 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
   def runCount: Int = runs.length
   def bucketCount: Int = runs.iterator.map(_.bucketCount).sum
   def rawCount: Int = runs.iterator.map(_.rawCount).sum
+  /** The generation of each run, in the sketch's order: 0 for a run that took rows, g for a fold
+    * ([[FoldPlan]]), [[FoldPlan.Legacy]] for a run of a sketch written before folds.
+    */
+  def generations: Seq[Int] = runs.toSeq.map(_.gen)
   /** Samples and raw rows held. */
   def storedEntries: Long = runs.iterator.map(_.storedSamples).sum
 
@@ -36,7 +42,7 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
     if (weight > 0) {
       val v = if (value == 0.0) 0.0 else value
       if (active == null) {
-        active = new QuantileRun(params, QuantileRun.startRng(params.seed, ts, v, weight))
+        active = new QuantileRun(plan.params(0), QuantileRun.startRng(params.seed, ts, v, weight), 0)
         runs = runs :+ active
         keepsUntil = Long.MinValue
       }
@@ -126,12 +132,14 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
   }
 
   /** The certified absolute rank error of a query of (now - range, now], from the sketch's ledgers:
-    * every rank and quantile of the range is within it with probability at least 1 - delta (it is at
-    * most `epsilon` times the weight of the range).
+    * every rank and quantile of the range is within it with probability at least 1 - delta. For runs
+    * that took rows it is at most `epsilon` times the weight of the range; a folded run adds the
+    * bound of the folds before it on the weight its samples may stand for.
     */
   def rankErrorBound(range: java.lang.Long, now: java.lang.Long): Double = {
     val lo = from(range, now)
-    if (lo == null) 0.0 else params.errorFor(runs.iterator.map(_.variance(lo)).sum)
+    if (lo == null) 0.0
+    else params.errorFor(runs.iterator.map(r => plan.variance(r.gen, r.variance(lo), r.weightFrom(lo).toDouble)).sum)
   }
 
   /** The certified rank error relative to the weight of the range, at every merge depth. */
@@ -157,8 +165,8 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
 }
 
 object QuantileSketch {
-  /** A new sketch. `levels` (merge_levels) is recorded: merges add no error, so the bound is `epsilon`
-    * at every depth.
+  /** A new sketch. `levels` (merge_levels) is the number of merge levels that fold overlapping runs
+    * ([[FoldPlan]]); the bound is `epsilon` at every depth.
     */
   def create(spec: WindowSpec, epsilon: Double, delta: Double = QuantileParams.DefaultDelta,
              seed: Long = Hashing.DefaultSeed, levels: Int = 0): QuantileSketch = {
@@ -169,21 +177,24 @@ object QuantileSketch {
   private[quantile] def restore(spec: WindowSpec, epsilon: Double, levels: Int, p: QuantileParams): QuantileSketch =
     new QuantileSketch(spec, epsilon, levels, p)
 
-  /** Merge of sketches of different streams: the inputs' runs side by side, time-disjoint runs laid one
-    * after the other; count-based sketches are refused.
+  /** Merge of sketches of different streams: time-disjoint runs laid one after the other, runs that
+    * overlap in time folded as the plan allows, the rest side by side; count-based sketches are refused.
     */
   def merge(xs: Seq[QuantileSketch]): QuantileSketch = {
     WindowSketch.checkMergeable(xs, "quantile merge")
-    mergeImpl(xs)
+    mergeImpl(xs, fold = true)
   }
 
-  /** Merge of partial sketches of one stream (count-based windows allowed: the runs hold disjoint arrivals). */
-  def mergeSameStream(xs: Seq[QuantileSketch]): QuantileSketch = {
+  /** Merge of partial sketches of one stream (count-based windows allowed: the runs hold disjoint
+    * arrivals). With `fold`, runs that overlap in time are folded as the plan allows; without, they
+    * stay side by side.
+    */
+  def mergeSameStream(xs: Seq[QuantileSketch], fold: Boolean = false): QuantileSketch = {
     SketchException.require(xs.nonEmpty, "quantile merge needs at least one sketch")
-    mergeImpl(xs)
+    mergeImpl(xs, fold)
   }
 
-  private def mergeImpl(xs: Seq[QuantileSketch]): QuantileSketch = {
+  private def mergeImpl(xs: Seq[QuantileSketch], fold: Boolean): QuantileSketch = {
     val first = xs.head
     xs.tail.foreach { s =>
       val d = first.diffs(s)
@@ -193,10 +204,17 @@ object QuantileSketch {
     val withRows = xs.filter(!_.isEmpty)
     val clock = if (withRows.isEmpty) Long.MinValue else withRows.map(_.lastTs).max
     val lo = QuantileRun.windowStart(clock, first.spec.window)
-    // a run keeps rows at or after lo exactly when its newest row is there
-    val all = xs.flatMap(_.runs.filter(_.lastTs >= lo).map { r => val c = r.copy(); c.expireBefore(lo); c })
+    // a run keeps rows at or after lo exactly when its newest row is there; the inputs' runs are read,
+    // never changed: a run that must lose what lies before lo is copied first, and one that the
+    // merge keeps as it is is copied at the end
+    val inputs = new java.util.IdentityHashMap[QuantileRun, java.lang.Boolean]()
+    val all = xs.flatMap(_.runs.filter(_.lastTs >= lo).map { r =>
+      if (r.oldestEnd < lo) { val c = r.copy(); c.expireBefore(lo); c } else { inputs.put(r, true); r }
+    })
     val contributing = xs.filter(_.runs.exists(_.lastTs >= lo))
-    out.restoreRuns(QuantileMerge.arrange(all))
+    val arranged = QuantileMerge.arrange(all)
+    val runs = if (fold) QuantileMerge.fold(arranged, out.plan) else arranged
+    out.restoreRuns(runs.map(r => if (inputs.containsKey(r)) r.copy() else r))
     out.mergeStateFrom(xs, contributing)
     out
   }

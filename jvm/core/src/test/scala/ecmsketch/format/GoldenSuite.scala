@@ -402,24 +402,52 @@ class GoldenSuite extends AnyFunSuite {
   private val QuantilePinned = "r=10 q=0.1 25.5 n~20, r=10 q=0.5 81.0 n~20, r=10 q=0.9 121.5 n~20, " +
     "r=100 q=0.1 15.0 n~200, r=100 q=0.5 76.5 n~200, r=100 q=0.9 133.5 n~200, " +
     "r=300 q=0.1 13.5 n~595, r=300 q=0.5 75.0 n~595, r=300 q=0.9 133.5 n~595"
+  // with no fold planned, a run spends the whole budget as body version 1's did: the same answers
+  private val QuantileV2Pinned = QuantilePinned
+  private val QuantileFoldedPinned = "r=10 q=0.1 24.0 n~60, r=10 q=0.5 55.0 n~60, r=10 q=0.9 103.0 n~60, " +
+    "r=100 q=0.1 20.0 n~595, r=100 q=0.5 59.0 n~595, r=100 q=0.9 100.0 n~595, " +
+    "r=300 q=0.1 19.0 n~1806, r=300 q=0.5 60.0 n~1806, r=300 q=0.9 100.0 n~1806"
   private val FrequentPinned = "r=20 k0 2.0 [2, 2], r=20 k1 2.0 [2, 2], r=20 k4 4.0 [4, 4], r=20 k16 4.0 [4, 4], " +
     "r=200 k0 18.0 [18, 18], r=200 k1 36.0 [34, 38], r=200 k4 36.0 [34, 38], r=200 k16 35.0 [35, 35], top2 k1/k13"
 
-  test("golden v4/quantile answers: within the certified rank error of the exact ranks, and pinned") {
-    val s = SketchCodec.decode(loadV4("quantile")).asInstanceOf[ecmsketch.quantile.QuantileSketch]
-    val rows = (1 to 400).map(i => (i.toLong, 1.5 * ((i * 37) % 101), 1L + i % 3))
-    val got = for (r <- Seq(10L, 100L, 300L); q <- Seq(0.1, 0.5, 0.9)) yield {
+  /** Quantiles of ranges 10, 100 and 300 back from ts 400 within `eps` n of the exact ranks of
+    * `rows` (ts, value, weight), rendered for pinning.
+    */
+  private def quantileAnswers(s: ecmsketch.quantile.QuantileSketch, rows: Seq[(Long, Double, Long)], eps: Double): String =
+    (for (r <- Seq(10L, 100L, 300L); q <- Seq(0.1, 0.5, 0.9)) yield {
       val in = rows.filter(_._1 > 400L - r)
       val n = in.map(_._3).sum.toDouble
       val v = s.quantile(q, r, null).doubleValue
       val below = in.filter(_._2 < v).map(_._3).sum
       val atOrBelow = in.filter(_._2 <= v).map(_._3).sum
       // q n lies within eps n of the value's exact rank interval [below, atOrBelow]
-      assert(q * n >= below - 0.2 * n - 1e-9 && q * n <= atOrBelow + 0.2 * n + 1e-9, s"r=$r q=$q: $v")
-      assert(math.abs(s.count(r, null) - n) <= 0.2 * n, s"count r=$r")
+      assert(q * n >= below - eps * n - 1e-9 && q * n <= atOrBelow + eps * n + 1e-9, s"r=$r q=$q: $v")
+      assert(math.abs(s.count(r, null) - n) <= eps * n, s"count r=$r")
       f"r=$r q=$q $v%.1f n~${s.count(r, null)}%.0f"
-    }
-    assert(got.mkString(", ") == QuantilePinned, got.mkString(", "))
+    }).mkString(", ")
+
+  private val quantileRows = (1 to 400).map(i => (i.toLong, 1.5 * ((i * 37) % 101), 1L + i % 3))
+
+  test("golden v4/quantile (body version 1): read as runs of the whole budget, answers pinned") {
+    val s = SketchCodec.decode(loadV4("quantile")).asInstanceOf[ecmsketch.quantile.QuantileSketch]
+    assert(s.generations.forall(_ == ecmsketch.quantile.FoldPlan.Legacy))
+    val got = quantileAnswers(s, quantileRows, 0.2)
+    assert(got == QuantilePinned, got)
+    // written again in body version 2, the runs keep their generation and answers
+    val again = SketchCodec.decode(SketchCodec.encodeAny(s)).asInstanceOf[ecmsketch.quantile.QuantileSketch]
+    assert(again.generations.forall(_ == ecmsketch.quantile.FoldPlan.Legacy) && quantileAnswers(again, quantileRows, 0.2) == got)
+  }
+
+  test("golden v4/quantile-v2 and quantile-folded answers: within the certified rank error, and pinned") {
+    val s = SketchCodec.decode(loadV4("quantile-v2")).asInstanceOf[ecmsketch.quantile.QuantileSketch]
+    assert(s.generations.forall(_ == 0))
+    val got = quantileAnswers(s, quantileRows, 0.2)
+    assert(got == QuantileV2Pinned, got)
+    val f = SketchCodec.decode(loadV4("quantile-folded")).asInstanceOf[ecmsketch.quantile.QuantileSketch]
+    assert(f.generations == Seq(1))
+    val rows = (0 until 3).flatMap(k => (1 to 400).map(i => (i.toLong, 10.0 * k + ((i * 37 + k) % 101), 1L + (i + k) % 3)))
+    val folded = quantileAnswers(f, rows, 0.2)
+    assert(folded == QuantileFoldedPinned, folded)
   }
 
   test("golden v4/frequent-string answers: exact counts inside the certified intervals, and pinned") {

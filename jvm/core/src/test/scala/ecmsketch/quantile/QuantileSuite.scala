@@ -74,22 +74,101 @@ class QuantileSuite extends AnyFunSuite {
     assert(intercept[SketchException](s.count(7001L, null)).getMessage.contains("exceeds the sketch window"))
   }
 
-  test("merges of 2 to 33 sites: the union within the bound, order-free") {
+  test("merges of 2 to 33 sites: folded into one run within the bound, order-free") {
     val rnd = new Random(21)
     for (sites <- Seq(2, 3, 7, 33)) {
       val rows = (0 until 60000).map(i => Row(i.toLong, math.exp(rnd.nextGaussian()), 1L))
       val bySite = rows.groupBy(_ => rnd.nextInt(sites)).values.toSeq.map(_.sortBy(_.ts))
-      val parts = bySite.map(b => build(b, 0.02, window = 50000L, delta = 1e-6, levels = 1))
+      val parts = bySite.map(b => build(b, 0.02, window = 50000L, delta = 1e-6, levels = 2))
       val m = QuantileSketch.merge(parts)
-      assert(m.runCount == sites)
+      assert(m.runCount == 1 && m.runs(0).gen == 1, s"$sites sites: ${m.runCount} runs")
       assert(m.errorBound == 0.02)
       checkRanges(m, rows, rangesOf(m, rows, rnd), s"$sites sites")
       val other = QuantileSketch.merge(rnd.shuffle(parts))
       assert(enc(other).sameElements(enc(m)), s"merge of $sites sites depends on the order")
+      // a merge of merges folds once more (the second planned level), then no more: runs stay side by side
       val nested = QuantileSketch.merge(Seq(QuantileSketch.merge(parts.take(sites / 2)), QuantileSketch.merge(parts.drop(sites / 2))))
-      // the same runs (the header differs in the merge depth only)
-      assert(enc(nested).drop(Codec.ChecksumHeaderSize).sameElements(enc(m).drop(Codec.ChecksumHeaderSize)),
-        "a merge of merges of sites holds the runs of one merge of all")
+      assert(nested.runCount == 1 && nested.runs(0).gen == (if (sites == 2) 1 else 2))
+      checkRanges(nested, rows, rangesOf(nested, rows, rnd), s"$sites sites, nested")
+      if (sites >= 7) {
+        val pairs = QuantileSketch.merge(parts.grouped(2).map(QuantileSketch.merge).toSeq)
+        val deeper = QuantileSketch.merge(Seq(nested, pairs))
+        assert(deeper.runCount == 2 && deeper.runs.forall(_.gen == 2), deeper.runs.map(_.gen).toSeq)
+        checkRanges(deeper, rows ++ rows, rangesOf(deeper, rows, rnd), s"$sites sites, beyond the plan")
+      }
+    }
+  }
+
+  test("a fold keeps about the entries of one run, however many runs it folds") {
+    val rnd = new Random(23)
+    for (sites <- Seq(8, 33)) {
+      val rows = (0 until 800000).map(_ => Row(rnd.nextInt(1000000).toLong, rnd.nextGaussian(), 1L))
+      val parts = rows.grouped(800000 / sites).map(p => build(p.sortBy(_.ts), 0.02, window = 1000000L, levels = 2)).toSeq
+      val m = QuantileSketch.merge(parts)
+      val sum = parts.iterator.map(_.storedEntries).sum
+      assert(m.runCount == 1 && m.storedEntries * 4 < sum, s"$sites sites: ${m.storedEntries} entries of $sum")
+      val all = rows.sortBy(_.ts)
+      checkRanges(m, all, Seq(1L, 1000L, 100000L, 1000000L), s"$sites sites")
+    }
+  }
+
+  test("folds: overlapping sites of other value ranges, bursts and heavy weights, within the bound") {
+    val rnd = new Random(22)
+    for ((eps, levels) <- Seq(0.05 -> 1, 0.02 -> 2, 0.02 -> 4, 0.2 -> 3)) {
+      val sites = (0 until 6).map { k =>
+        (0 until 15000).map { i =>
+          val ts = if (i % 997 == 0) 5000L * k else rnd.nextInt(40000).toLong
+          val w = if (rnd.nextInt(200) == 0) 1L + rnd.nextInt(1 << 16) else 1L
+          Row(ts, k * 3.0 + rnd.nextGaussian() * (k + 1), w)
+        }.sortBy(_.ts)
+      }
+      val parts = sites.map(b => build(b, eps, window = 30000L, delta = 1e-6, levels = levels))
+      val m = QuantileSketch.merge(parts)
+      val all = sites.flatten.sortBy(_.ts)
+      assert(m.runCount == 1)
+      checkRanges(m, all, rangesOf(m, all, rnd), s"eps $eps, $levels levels")
+      // a tree of pairwise merges folds one generation per level while the plan allows
+      val folds = math.min(levels, FoldPlan.MaxFolds)
+      var level: Seq[QuantileSketch] = parts
+      var g = 1
+      while (level.size > 1) {
+        level = level.grouped(2).map(QuantileSketch.merge).toSeq
+        val gens = level.flatMap(_.runs.map(_.gen))
+        assert(gens.forall(x => x >= 1 && x <= math.min(g, folds)), (g, gens))
+        g += 1
+      }
+      assert(level.head.runs.exists(_.gen == folds) || g - 1 < folds)
+      checkRanges(level.head, all, rangesOf(level.head, all, rnd), s"eps $eps, $levels levels, a tree of merges")
+      // the lemma the plan rests on: a run of generation g that stands for rows of weight n from lo
+      // ledgers at most share(g) X (grow^g n)^2 of its own for a query from lo
+      for (s <- Seq(m, level.head) if s.runCount == 1) {
+        val run = s.runs(0)
+        val cap = s.plan.share(run.gen) * s.params.budget * math.pow(s.plan.grow, 2.0 * run.gen)
+        val now = all.last.ts
+        (Seq(1L, 7L, 100L, 2999L, 30000L) ++ Seq.fill(40)(1L + rnd.nextInt(30000))).foreach { r =>
+          val lo = Windows.lowerBound(now, r)
+          val n = all.iterator.filter(_.ts >= lo).map(_.weight.toDouble).sum
+          assert(run.variance(lo) <= cap * n * n * (1 + 1e-9), s"eps $eps, generation ${run.gen}, range $r: ${run.variance(lo)} > ${cap * n * n}")
+        }
+      }
+    }
+  }
+
+  test("the fold plan: the generations spend at most the budget, with the growth of sample weights") {
+    val spec = WindowSpec(countWindow = false, tsMicros = false, window = 100L)
+    for (eps <- Seq(0.001, 0.01, 0.3, 0.9); levels <- Seq(0, 1, 2, 3, 10, 64)) {
+      val plan = QuantileSketch.create(spec, eps, levels = levels).plan
+      assert(plan.folds == math.min(levels, FoldPlan.MaxFolds))
+      val spent = (0 to plan.folds).map(g => plan.share(g) * math.pow(plan.grow, 2.0 * g))
+      assert(math.abs(spent.sum - 1.0) < 1e-12, (eps, levels, spent))
+      (1 to plan.folds).foreach(g => assert(math.abs(plan.inherited(g) - spent.take(g).sum) < 1e-12))
+      (0 to plan.folds).foreach { g =>
+        val p = plan.params(g)
+        // both terms of the capacity are within the budget of the generation's share
+        assert(p.gamma1 * p.spanEpsilon <= p.insideShare * plan.share(g) * p.budget * (1 + 1e-12))
+        assert(p.gamma2 * 4 * p.spanEpsilon * p.spanEpsilon <= (1 - p.insideShare) * plan.share(g) * p.budget * (1 + 1e-12))
+        assert(p.insideShare > 0 && p.insideShare < 1)
+      }
     }
   }
 
@@ -140,7 +219,7 @@ class QuantileSuite extends AnyFunSuite {
 
   test("corrupt bodies are refused with their field named") {
     val rnd = new Random(13)
-    val s = build((0 until 3000).map(i => Row(i.toLong, rnd.nextGaussian(), 1L)), 0.05, window = 100000L)
+    val s = build((0 until 3000).map(i => Row(i.toLong, rnd.nextGaussian(), 1L)), 0.05, window = 100000L, levels = 1)
     val good = enc(s)
     val header = good.take(Codec.ChecksumHeaderSize)
     val p = s.params
@@ -160,7 +239,15 @@ class QuantileSuite extends AnyFunSuite {
       w.putVarLong(0)
     }
     assert(dec(body { w => prelude(w); oneBucket(w) }).count(null, null) == 2.0) // the template reads
-    assert(refused(body(w => prelude(w, version = 2))).contains("quantile body version 2"))
+    assert(refused(body(w => prelude(w, version = 3))).contains("quantile body version 3"))
+    // body version 2 carries each run's generation: a sketch of 1 merge level folds up to generation 1
+    def genBucket(gen: Int)(w: ByteWriter): Unit = {
+      prelude(w, version = 2); w.putLong(1L); w.putByte(gen); w.putVarLong(0); w.putVarLong(1); w.putVarLong(5)
+      w.putDouble(1.0); w.putVarLong(1)
+    }
+    assert(dec(body(genBucket(1))).runs(0).gen == 1 && dec(body(genBucket(FoldPlan.Legacy))).runs(0).gen == FoldPlan.Legacy)
+    assert(dec(body(genBucket(0))).count(null, null) == 1.0)
+    assert(refused(body(genBucket(2))).contains("run 0 is of generation 2; a sketch of 1 merge level folds up to generation 1"))
     assert(refused(body(w => prelude(w, delta = 0.9))).contains("delta must be in"))
     assert(refused(body { w => prelude(w); oneBucket(w, count = 3) }).contains("weigh 2, not its weight 3"))
     assert(refused(body { w => prelude(w); oneBucket(w, samples = Seq(2.0 -> 0L, 1.0 -> 10L)) }).contains("not in (value, timestamp) order"))
@@ -230,7 +317,9 @@ object QuantileSuite {
   }
 
   /** Every range: count, ranks at a grid of values and quantiles within epsilon times the range's
-    * weight, and the ledger bound no larger.
+    * weight, and within the ledgers' bound (rankErrorBound). That bound is no larger than epsilon
+    * times the weight for runs that took rows; for a folded run of generation g it is stated on the
+    * weight its samples may stand for, at most grow^(g + 1) times the range's.
     */
   def checkRanges(s: QuantileSketch, rows: Seq[Row], ranges: Seq[Long], what: String): Unit = {
     val now = rows.last.ts
@@ -240,8 +329,9 @@ object QuantileSuite {
       val n = in.iterator.map(_.weight.toDouble).sum
       val bound = s.epsilon * n + 1e-9 * n
       val certified = s.rankErrorBound(r, now)
-      assert(certified <= bound, s"$what: range $r: the ledger's bound $certified exceeds epsilon n = ${s.epsilon * n}")
-      assert(math.abs(s.count(r, now) - n) <= bound, s"$what: range $r: count ${s.count(r, now)} vs $n")
+      val slack = s.runs.iterator.map(run => if (run.gen == 0 || run.gen == FoldPlan.Legacy) 1.0 else math.pow(s.plan.grow, run.gen + 1.0)).max
+      assert(certified <= bound * slack, s"$what: range $r: the ledger's bound $certified exceeds epsilon n = ${s.epsilon * n}")
+      assert(math.abs(s.count(r, now) - n) <= math.min(bound, certified + 1e-9), s"$what: range $r: count ${s.count(r, now)} vs $n")
       if (in.nonEmpty) {
         val cum = in.scanLeft(0.0)(_ + _.weight)
         val values = in.map(_.value).toArray
@@ -250,7 +340,7 @@ object QuantileSuite {
         val probes = (0 to 20).map(i => values(math.min(values.length - 1, i * values.length / 20)))
         probes.foreach { x =>
           val err = math.abs(s.rank(x, r, now) - exactLeq(x))
-          assert(err <= bound, s"$what: range $r: rank($x) off by $err > $bound (n = $n)")
+          assert(err <= math.min(bound, certified + 1e-9), s"$what: range $r: rank($x) off by $err > $bound or $certified (n = $n)")
         }
         Seq(0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0).foreach { q =>
           val v = s.quantile(q, r, now).doubleValue
