@@ -178,6 +178,24 @@ def test_quantile_unbounded_window_and_timestamps():
     assert u.count(dt.timedelta(seconds=90)) == 2.0
 
 
+def test_quantile_values_of_every_numeric_type_are_read_as_floats():
+    """As SQL reads DECIMAL and integer values as DOUBLE: Decimal, Fraction, ints and numpy numbers."""
+    from decimal import Decimal
+    from fractions import Fraction
+    a = QuantileSketch(0.05, 100)
+    b = QuantileSketch(0.05, 100)
+    a.add(Decimal("1.25"), 1)
+    a.add_many([Fraction(1, 2), np.int32(3), Decimal("-2"), 7], [2, 3, 4, 5])
+    b.add_many([1.25, 0.5, 3.0, -2.0, 7.0], [1, 2, 3, 4, 5])
+    assert a.to_bytes() == b.to_bytes()
+    assert a.rank(Decimal("1.25")) == 3.0 and a.quantile(0.5) == 1.25
+    with pytest.raises(SketchError, match="NaN value"):
+        a.add(Decimal("NaN"), 6)
+    with pytest.raises(SketchError, match="value must be a number"):
+        a.add(True, 6)
+    assert a.to_bytes() == b.to_bytes()
+
+
 def test_quantile_refusals():
     s = QuantileSketch(0.05, 100)
     s.add(1.0, 10)

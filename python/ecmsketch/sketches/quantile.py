@@ -3,6 +3,8 @@ quantiles and counts of any range within the window, within a certified rank err
 depth."""
 from __future__ import annotations
 
+import decimal
+import numbers
 from typing import Any, Dict, Iterable, List, Optional, Union
 
 import numpy as np
@@ -16,6 +18,12 @@ from ._base import DEFAULT_SEED, _is_number, _merge_all, _numbers, _Sketch
 __all__ = ["QuantileSketch"]
 
 
+def _is_value(x: Any) -> bool:
+    """A number the sketch takes, read as a float as SQL reads DECIMAL and integer values as DOUBLE:
+    an int, float, numpy number, ``decimal.Decimal`` or other real number (not a bool)."""
+    return (_is_number(x) or isinstance(x, (decimal.Decimal, numbers.Real))) and not isinstance(x, (bool, np.bool_))
+
+
 def _float_values(values: Any) -> np.ndarray:
     """A one-dimensional batch of numbers as float64; strings, booleans and other objects are refused."""
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
@@ -23,9 +31,9 @@ def _float_values(values: Any) -> np.ndarray:
     if not isinstance(values, np.ndarray):
         items = list(values)
         for x in items:
-            if not _is_number(x):
+            if not _is_value(x):
                 raise SketchError(f"values must be numbers, got {x!r}")
-        return np.asarray(items, dtype=np.float64).reshape(len(items))
+        return np.asarray([float(x) for x in items], dtype=np.float64).reshape(len(items))
     if values.ndim != 1:
         raise SketchError(f"values must be a one-dimensional sequence, got an array of shape {values.shape}")
     if values.dtype.kind in "iuf":
@@ -88,11 +96,11 @@ class QuantileSketch(_Sketch):
         return jlong(range_ticks(range, self._micros)), jlong(time_ticks(now, self._micros))
 
     def add(self, value: float, ts: TimeLike, weight: int = 1) -> None:
-        """Adds ``value`` (a number, not NaN) with weight ``weight`` (a non-negative int) at ``ts``
-        (non-decreasing across calls)."""
+        """Adds ``value`` (a number, not NaN: an int, float, numpy number or ``decimal.Decimal``, read
+        as a float) with weight ``weight`` (a non-negative int) at ``ts`` (non-decreasing across calls)."""
         if ts is None:
             raise SketchError("ts must not be None")
-        if not _is_number(value):
+        if not _is_value(value):
             raise SketchError(f"value must be a number, got {value!r}")
         self.add_many([value], [ts], [as_int(weight, "weight")])
 
@@ -121,7 +129,7 @@ class QuantileSketch(_Sketch):
     def rank(self, x: float, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
         """Estimated weight of the rows in the range whose value is at most ``x`` (within
         :meth:`rank_error_bound` with probability at least ``1 - delta``)."""
-        if not _is_number(x):
+        if not _is_value(x):
             raise SketchError(f"x must be a number, got {x!r}")
         return float(call(self._j.rank, float(x), *self._rn(range, now)))
 
