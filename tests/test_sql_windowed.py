@@ -186,6 +186,29 @@ def test_quantile_sketches_fold_runs_as_merge_levels_plan(spark, data, merge_lev
     per_site.unpersist()
 
 
+def test_folded_sketches_of_rows_over_many_windows_decode_and_merge(spark):
+    """Rows over eight windows: a fold leaves out what lies before the window, so every group's
+    sketch and their merge decode, and the merge answers within epsilon."""
+    rng = np.random.default_rng(12)
+    n, window = 60_000, 1_000
+    ts = rng.integers(0, 8_000, n)
+    v = rng.normal(size=n)
+    g = rng.integers(0, 20, n)
+    w = np.where(rng.integers(0, 10, n) == 0, rng.integers(1, 1000, n), 1)
+    df = rows_df(spark, {"ts": ts, "v": v, "g": g, "w": w}, "ts bigint, v double, g bigint, w bigint", partitions=4)
+    for eps in (0.1, 0.05):
+        per = df.groupBy("g").agg(E.quantile_agg("v", "ts", window, eps, delta=DELTA, weight="w", merge_levels=2).alias("s"))
+        per = per.cache()
+        infos = per.selectExpr("sketch_info(s) AS i").collect()
+        assert len(infos) == 20 and all(r.i.runs == 1 for r in infos)
+        merged = per.agg(E.quantile_merge("s").alias("s")).first().s
+        now = int(ts.max())
+        rows = _quantile_answers(spark, merged, [1, 10, 300, window], [0.0])
+        _check_quantiles(rows, ts, v, w, now, eps)
+        assert rows[0].info.runs == 1, rows[0].info
+        per.unpersist()
+
+
 def test_roll_up_of_days_answers_as_the_last_day(spark):
     rng = np.random.default_rng(8)
     day = 1_000

@@ -65,6 +65,11 @@ abstract class SketchKind[S <: WindowSketch](val id: Int, val name: String)(impl
   def decodeBody(in: ByteReader, h: SketchHeader): S
   /** Cross-site n-way merge (count-based sketches refused). */
   def merge(xs: Seq[S]): S
+  /** A cross-site merge of some of one merge's inputs, before the merge of them all (a merge
+    * aggregate holding more inputs than it keeps apart). Default: [[merge]]; a kind whose merges
+    * spend planned levels (windowed quantiles fold runs) leaves that to the last merge.
+    */
+  def mergeEarly(xs: Seq[S]): S = merge(xs)
   /** n-way merge of partial sketches of one stream (count windows allowed). */
   def mergeSameStream(xs: Seq[S]): S
   /** Parameters that differ between two sketches a merge aggregate combines (empty: they merge). */

@@ -24,6 +24,10 @@ trait SketchOps[S <: WindowSketch] extends Serializable {
   def createSide(): Option[S] = None
   /** n-way merge of runs of the main plan and fine side runs into the main plan (default: [[merge]]). */
   def mergeRuns(xs: Seq[S]): S = merge(xs)
+  /** The finished sketch of all the runs of a partial aggregate, once, when it is asked for
+    * (default: [[mergeRuns]]). Early merges of runs use [[mergeRuns]].
+    */
+  def finish(xs: Seq[S]): S = mergeRuns(xs)
   /** Whether merges add no error (randomized waves): side runs may then be merged early. */
   def lossless: Boolean = false
   /** Whether runs take an event-id salt ([[setEventSalt]]: sketches with randomized-wave cells). */
@@ -342,7 +346,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
     val all: Seq[S] = localRuns() ++ foreign.map(ops.decode)
     // a fresh sketch every time (a merge of one input is a copy): result() may be called again,
     // e.g. by a growing window frame, and must not change the runs
-    val s = if (all.isEmpty) ops.create() else ops.mergeRuns(all)
+    val s = if (all.isEmpty) ops.create() else ops.finish(all)
     if (_droppedWeight > 0 || _droppedMinTs != Long.MaxValue) {
       s.withDroppedRows(_droppedWeight, _droppedMinTs)
     }

@@ -178,6 +178,8 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
   }
 
   def merge(xs: Seq[QuantileSketch]): QuantileSketch = QuantileSketch.merge(xs)
+  /** Early merges keep runs side by side: the merge of them all folds once, one planned level. */
+  override def mergeEarly(xs: Seq[QuantileSketch]): QuantileSketch = QuantileSketch.merge(xs, fold = false)
   def mergeSameStream(xs: Seq[QuantileSketch]): QuantileSketch = QuantileSketch.mergeSameStream(xs)
   def mergeDiffs(a: QuantileSketch, b: QuantileSketch): Seq[String] = a.diffs(b)
 

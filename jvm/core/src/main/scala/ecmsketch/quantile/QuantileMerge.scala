@@ -39,15 +39,32 @@ private[quantile] object QuantileMerge {
     }
   }
 
-  /** The arranged runs with every run that may still be folded folded into one, when there are two
-    * such runs or more ([[FoldPlan]]): of one generation more than the highest of them.
+  /** Entries a fold takes at most: more are folded in several runs (each a fold of consecutive runs
+    * in canonical order), so that a fold's scratch space stays below about 1 GB.
     */
-  def fold(runs: Array[QuantileRun], plan: FoldPlan): Array[QuantileRun] = {
+  final val MaxFoldEntries: Long = 1L << 24
+
+  /** The arranged runs with every run that may still be folded folded into one, when there are two
+    * such runs or more ([[FoldPlan]]): of one generation more than the highest of them. Samples and
+    * raw rows before `lo` (the first timestamp any query can reach) are left out.
+    */
+  def fold(runs: Array[QuantileRun], plan: FoldPlan, lo: Long, maxEntries: Long = MaxFoldEntries): Array[QuantileRun] = {
     val (open, closed) = runs.partition(r => plan.foldable(r.gen))
     if (open.length < 2) runs
     else {
       val gen = open.iterator.map(_.gen).max + 1
-      arrange(closed.toSeq :+ QuantileRun.fold(open.toSeq, plan.params(gen), gen))
+      val chunks = scala.collection.mutable.ArrayBuffer(scala.collection.mutable.ArrayBuffer.empty[QuantileRun])
+      var size = 0L
+      open.foreach { r =>
+        val n = r.storedSamples
+        if (chunks.last.nonEmpty && size + n > maxEntries) { chunks += scala.collection.mutable.ArrayBuffer.empty[QuantileRun]; size = 0L }
+        chunks.last += r
+        size += n
+      }
+      val folded = chunks.toSeq.flatMap { c =>
+        if (c.size == 1) c.toSeq else QuantileRun.fold(c.toSeq, plan.params(gen), gen, lo).toSeq
+      }
+      arrange(closed.toSeq ++ folded)
     }
   }
 

@@ -11,8 +11,10 @@ final class QuantileOps(factory: () => QuantileSketch) extends SketchOps[Quantil
   def create(): QuantileSketch = factory()
   def add(s: QuantileSketch, bits: Long, ts: Long, v: Long): Unit = s.add(ts, java.lang.Double.longBitsToDouble(bits), v)
   def merge(xs: Seq[QuantileSketch]): QuantileSketch = QuantileSketch.mergeSameStream(xs)
-  /** The finished sketch of a partial aggregate's runs: overlapping runs are folded into one. */
-  override def mergeRuns(xs: Seq[QuantileSketch]): QuantileSketch = QuantileSketch.mergeSameStream(xs, fold = true)
+  /** The finished sketch of a partial aggregate's runs: overlapping runs are folded into one (early
+    * merges of runs keep them side by side, so that a finished aggregate is of generation 1).
+    */
+  override def finish(xs: Seq[QuantileSketch]): QuantileSketch = QuantileSketch.mergeSameStream(xs, fold = true)
   def encode(s: QuantileSketch): Array[Byte] = Codec.encode(QuantileKind, s)
   def decode(b: Array[Byte]): QuantileSketch = Codec.decodeAs(QuantileKind, b)
 }

@@ -252,33 +252,47 @@ private[quantile] object QuantileRun {
   }
 
   /** Folds runs (non-empty, in canonical order) into one run of generation `gen` with parameters `p`
-    * (docs/design/windowed-quantiles.md, "Folds"): their samples and raw rows, each sample a row of
-    * its level's weight, are taken in time order (stably, so in the runs' order at equal timestamps)
+    * (docs/design/windowed-quantiles.md, "Folds"): their samples and raw rows at or after `lo` (the
+    * first timestamp any query can reach; None when there are none), each sample a row of its
+    * level's weight, are taken in time order (stably, so in the runs' order at equal timestamps)
     * as the rows of a new run, sealed at once. The samples are unchanged, so every query of the new
     * run starts from the answers of the runs it folds; its own compactions spend the budget of `p`.
     */
-  def fold(runs: Seq[QuantileRun], p: QuantileParams, gen: Int): QuantileRun = {
-    val total = runs.iterator.map(_.storedSamples).sum
+  def fold(runs: Seq[QuantileRun], p: QuantileParams, gen: Int, lo: Long): Option[QuantileRun] = {
+    var total = 0L
+    runs.foreach { r =>
+      var i = 0
+      while (i < r.nb) { val b = r.bs(i); if (b.tEnd >= lo) total += b.samples; i += 1 }
+      total += r.rawCount
+    }
     if (total > Int.MaxValue - 8) throw new SketchException(s"cannot fold quantile runs of $total entries")
-    val n = total.toInt
-    val ts = new Array[Long](n); val vb = new Array[Long](n); val ws = new Array[Long](n)
+    val cap = total.toInt
+    val ts = new Array[Long](cap); val vb = new Array[Long](cap); val ws = new Array[Long](cap)
     var k = 0
     runs.foreach { r =>
       var i = 0
       while (i < r.nb) {
         val b = r.bs(i)
         var h = 0
-        while (h < b.levels) {
+        while (h < b.levels && b.tEnd >= lo) {
           val m = b.sizes(h); val vs = b.vals(h); val bt = b.tss(h); val w = 1L << h
           var j = 0
-          while (j < m) { ts(k) = bt(j); vb(k) = java.lang.Double.doubleToRawLongBits(vs(j)); ws(k) = w; k += 1; j += 1 }
+          while (j < m) {
+            if (bt(j) >= lo) { ts(k) = bt(j); vb(k) = java.lang.Double.doubleToRawLongBits(vs(j)); ws(k) = w; k += 1 }
+            j += 1
+          }
           h += 1
         }
         i += 1
       }
       var j = r.rawStart
-      while (j < r.rawEnd) { ts(k) = r.rawTs(j); vb(k) = java.lang.Double.doubleToRawLongBits(r.rawV(j)); ws(k) = r.rawW(j); k += 1; j += 1 }
+      while (j < r.rawEnd) {
+        if (r.rawTs(j) >= lo) { ts(k) = r.rawTs(j); vb(k) = java.lang.Double.doubleToRawLongBits(r.rawV(j)); ws(k) = r.rawW(j); k += 1 }
+        j += 1
+      }
     }
+    val n = k
+    if (n == 0) return None
     RadixSort.sortByTs(ts, vb, ws, n)
     var s = p.seed ^ 0x3C6EF372FE94F82BL
     runs.foreach(r => s = mix(s ^ r.rng.state))
@@ -289,25 +303,28 @@ private[quantile] object QuantileRun {
     while (i < n) { vs(i) = java.lang.Double.longBitsToDouble(vb(i)); weight += ws(i); i += 1 }
     out.rawTs = ts; out.rawV = vs; out.rawW = ws
     out.rawStart = 0; out.rawEnd = n; out.rawWeight = weight
-    out.lastTs = if (n > 0) ts(n - 1) else Long.MinValue
+    out.lastTs = ts(n - 1)
     // as a run that took these rows would hold them: fewer raw rows than the raw capacity, the older
     // ones sealed, here at once, each bucket cut and compacted with all the weight after it known
     if (n >= p.rawCapacity) {
       out.seal(n - p.rawCapacity / 2)
       out.compactAll()
-      val m = out.rawCount
-      out.rawTs = java.util.Arrays.copyOfRange(out.rawTs, out.rawStart, out.rawStart + m)
-      out.rawV = java.util.Arrays.copyOfRange(out.rawV, out.rawStart, out.rawStart + m)
-      out.rawW = java.util.Arrays.copyOfRange(out.rawW, out.rawStart, out.rawStart + m)
-      out.rawStart = 0; out.rawEnd = m
     }
-    out
+    // the raw region in arrays of its own size (the fold's arrays hold every entry it took)
+    val m = out.rawCount
+    val keep = math.max(m, 16)
+    out.rawTs = java.util.Arrays.copyOfRange(out.rawTs, out.rawStart, out.rawStart + keep)
+    out.rawV = java.util.Arrays.copyOfRange(out.rawV, out.rawStart, out.rawStart + keep)
+    out.rawW = java.util.Arrays.copyOfRange(out.rawW, out.rawStart, out.rawStart + keep)
+    out.rawStart = 0; out.rawEnd = m
+    Some(out)
   }
 
   /** Lays run `newer` after `older` (every retained row of `newer` at or after every row of
     * `older`; both of one generation): the older run's raw rows are sealed into buckets with the
-    * newer run's weight after them, its buckets follow, then one join pass. The older buckets only gain newer weight, so
-    * every bucket keeps its bound (docs/design/windowed-quantiles.md, "Time-disjoint merges").
+    * newer run's weight after them, its buckets follow, then one join pass. The older buckets only
+    * gain newer weight, so every bucket keeps its bound (docs/design/windowed-quantiles.md,
+    * "Time-disjoint merges").
     */
   def concat(older: QuantileRun, newer: QuantileRun): QuantileRun = {
     val p = older.p

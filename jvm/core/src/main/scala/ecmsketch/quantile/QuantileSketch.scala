@@ -180,9 +180,12 @@ object QuantileSketch {
   /** Merge of sketches of different streams: time-disjoint runs laid one after the other, runs that
     * overlap in time folded as the plan allows, the rest side by side; count-based sketches are refused.
     */
-  def merge(xs: Seq[QuantileSketch]): QuantileSketch = {
+  def merge(xs: Seq[QuantileSketch]): QuantileSketch = merge(xs, fold = true)
+
+  /** [[merge]]; without `fold`, runs that overlap in time stay side by side. */
+  def merge(xs: Seq[QuantileSketch], fold: Boolean): QuantileSketch = {
     WindowSketch.checkMergeable(xs, "quantile merge")
-    mergeImpl(xs, fold = true)
+    mergeImpl(xs, fold)
   }
 
   /** Merge of partial sketches of one stream (count-based windows allowed: the runs hold disjoint
@@ -194,7 +197,12 @@ object QuantileSketch {
     mergeImpl(xs, fold)
   }
 
-  private def mergeImpl(xs: Seq[QuantileSketch], fold: Boolean): QuantileSketch = {
+  /** [[merge]] with folds of at most `maxEntries` entries each (tests). */
+  private[quantile] def mergeFoldingAtMost(xs: Seq[QuantileSketch], maxEntries: Long): QuantileSketch =
+    mergeImpl(xs, fold = true, maxEntries)
+
+  private def mergeImpl(xs: Seq[QuantileSketch], fold: Boolean,
+                        maxFoldEntries: Long = QuantileMerge.MaxFoldEntries): QuantileSketch = {
     val first = xs.head
     xs.tail.foreach { s =>
       val d = first.diffs(s)
@@ -213,7 +221,7 @@ object QuantileSketch {
     })
     val contributing = xs.filter(_.runs.exists(_.lastTs >= lo))
     val arranged = QuantileMerge.arrange(all)
-    val runs = if (fold) QuantileMerge.fold(arranged, out.plan) else arranged
+    val runs = if (fold) QuantileMerge.fold(arranged, out.plan, lo, maxFoldEntries) else arranged
     out.restoreRuns(runs.map(r => if (inputs.containsKey(r)) r.copy() else r))
     out.mergeStateFrom(xs, contributing)
     out

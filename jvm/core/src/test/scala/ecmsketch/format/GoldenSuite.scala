@@ -406,7 +406,7 @@ class GoldenSuite extends AnyFunSuite {
   private val QuantileV2Pinned = QuantilePinned
   private val QuantileFoldedPinned = "r=10 q=0.1 24.0 n~60, r=10 q=0.5 55.0 n~60, r=10 q=0.9 103.0 n~60, " +
     "r=100 q=0.1 20.0 n~595, r=100 q=0.5 59.0 n~595, r=100 q=0.9 100.0 n~595, " +
-    "r=300 q=0.1 19.0 n~1806, r=300 q=0.5 60.0 n~1806, r=300 q=0.9 100.0 n~1806"
+    "r=300 q=0.1 19.0 n~1796, r=300 q=0.5 60.0 n~1796, r=300 q=0.9 101.0 n~1796"
   private val FrequentPinned = "r=20 k0 2.0 [2, 2], r=20 k1 2.0 [2, 2], r=20 k4 4.0 [4, 4], r=20 k16 4.0 [4, 4], " +
     "r=200 k0 18.0 [18, 18], r=200 k1 36.0 [34, 38], r=200 k4 36.0 [34, 38], r=200 k16 35.0 [35, 35], top2 k1/k13"
 

@@ -99,6 +99,45 @@ class QuantileSuite extends AnyFunSuite {
     }
   }
 
+  test("a fold leaves out what lies before the window, so its bytes decode") {
+    // a's oldest buckets and raw rows lie before the merged window (31..130) or straddle its start
+    val a = build((0 until 64).map(i => Row(i.toLong, i.toDouble, 1L)), 0.25, 100L, levels = 1)
+    val b = build(Seq(Row(40L, 0.25, 1L), Row(130L, 0.5, 1L)), 0.25, 100L, levels = 1)
+    val m = QuantileSketch.merge(Seq(a, b))
+    assert(m.generations == Seq(1))
+    checkRanges(m, (Seq(Row(40L, 0.25, 1L), Row(130L, 0.5, 1L)) ++ (31 until 64).map(i => Row(i.toLong, i.toDouble, 1L))).sortBy(_.ts),
+      Seq(1L, 50L, 91L, 100L), "small fold")
+    // random sites over four windows, folds of many sizes
+    val rnd = new Random(24)
+    for (trial <- 0 until 30) {
+      val sites = 2 + rnd.nextInt(4)
+      val eps = Seq(0.05, 0.1, 0.25)(trial % 3)
+      val rows = (0 until 2000 + rnd.nextInt(30000)).map(_ => Row(rnd.nextInt(8000).toLong, rnd.nextGaussian(), 1L + (if (rnd.nextInt(10) == 0) rnd.nextInt(1000) else 0)))
+      val bySite = rows.groupBy(_ => rnd.nextInt(sites)).values.toSeq.map(_.sortBy(_.ts))
+      val m = QuantileSketch.merge(bySite.map(b => build(b, eps, window = 2000L, delta = 1e-6, levels = 1)))
+      checkRanges(m, rows.sortBy(_.ts), Seq(1L, 100L, 1000L, 1999L, 2000L), s"trial $trial")
+    }
+  }
+
+  test("early merges keep runs side by side; a fold too large is made in several runs") {
+    val rnd = new Random(25)
+    val rows = (0 until 40000).map(_ => Row(rnd.nextInt(100000).toLong, rnd.nextGaussian(), 1L))
+    val parts = rows.grouped(5000).map(p => build(p.sortBy(_.ts), 0.02, window = 100000L, delta = 1e-6, levels = 1)).toSeq
+    val early = QuantileKind.mergeEarly(parts)
+    assert(early.runCount == parts.size && early.generations.forall(_ == 0))
+    // the last merge folds the runs an early merge kept: one run of generation 1, as one merge of all
+    val late = QuantileSketch.merge(Seq(early))
+    assert(late.generations == Seq(1))
+    assert(Codec.encode(QuantileKind, late).drop(Codec.ChecksumHeaderSize)
+      .sameElements(Codec.encode(QuantileKind, QuantileSketch.merge(parts)).drop(Codec.ChecksumHeaderSize)))
+    // folds of at most 3 runs' entries: several runs of generation 1, side by side, within the bound
+    val limit = parts.map(_.storedEntries).max * 3
+    val s = QuantileSketch.mergeFoldingAtMost(parts, limit)
+    assert(s.runCount >= 3 && s.generations.forall(_ == 1) && s.runs.forall(_.storedSamples <= limit), s.runs.map(_.storedSamples).toSeq)
+    assert(Codec.encode(QuantileKind, QuantileSketch.mergeFoldingAtMost(parts.reverse, limit)).sameElements(Codec.encode(QuantileKind, s)))
+    checkRanges(s, rows.sortBy(_.ts), Seq(1L, 1000L, 50000L, 100000L), "folds in chunks")
+  }
+
   test("a fold keeps about the entries of one run, however many runs it folds") {
     val rnd = new Random(23)
     for (sites <- Seq(8, 33)) {
@@ -322,6 +361,10 @@ object QuantileSuite {
     * weight its samples may stand for, at most grow^(g + 1) times the range's.
     */
   def checkRanges(s: QuantileSketch, rows: Seq[Row], ranges: Seq[Long], what: String): Unit = {
+    // the bytes decode (every field validated) to the same sketch
+    val bytes = Codec.encode(QuantileKind, s)
+    val again = try Codec.decodeAs(QuantileKind, bytes) catch { case e: SketchException => throw new AssertionError(s"$what: $e") }
+    assert(Codec.encode(QuantileKind, again).sameElements(bytes), s"$what: the decoded sketch encodes differently")
     val now = rows.last.ts
     ranges.foreach { r =>
       val lo = Windows.lowerBound(now, r)

@@ -340,7 +340,7 @@ abstract class SketchMergeAgg[S <: WindowSketch] extends TypedImperativeAggregat
   private def add(buffer: MergeBuffer, bytes: Array[Byte]): Unit = {
     buffer.parts += bytes
     if (buffer.parts.size > MergeBuffer.MaxParts) {
-      val merged = encode(mergeAll(buffer.parts.toSeq.map(decode)))
+      val merged = encode(kind.mergeEarly(buffer.parts.toSeq.map(decode)))
       buffer.parts.clear(); buffer.parts += merged
     }
   }
