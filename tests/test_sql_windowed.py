@@ -209,6 +209,25 @@ def test_folded_sketches_of_rows_over_many_windows_decode_and_merge(spark):
         per.unpersist()
 
 
+def test_quantile_merge_of_more_sketches_than_a_buffer_holds_folds_once(spark):
+    """4,200 sketches: the merge aggregate merges its first 4,097 early, without folding, and folds
+    once at the end, so the result is one run and does not depend on the order of the rows."""
+    from ecmsketch import QuantileSketch
+    rng = np.random.default_rng(13)
+    parts = []
+    for i in range(4_200):
+        s = QuantileSketch(0.05, 1_000, merge_levels=1)
+        t = np.sort(rng.integers(0, 1_000, 3))
+        s.add_many(rng.normal(size=3), t)
+        parts.append((i, bytearray(s.to_bytes())))
+    df = spark.createDataFrame(parts, "i int, s binary")
+    a = df.orderBy("i").coalesce(1).agg(E.quantile_merge("s").alias("s")).first().s
+    b = df.orderBy(SF.desc("i")).coalesce(1).agg(E.quantile_merge("s").alias("s")).first().s
+    assert bytes(a) == bytes(b)
+    info = spark.createDataFrame([(a,)], "s binary").selectExpr("sketch_info(s) AS i").first().i
+    assert info.runs == 1 and info.total_weight == 3 * 4_200, info
+
+
 def test_roll_up_of_days_answers_as_the_last_day(spark):
     rng = np.random.default_rng(8)
     day = 1_000

@@ -178,8 +178,10 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
   }
 
   def merge(xs: Seq[QuantileSketch]): QuantileSketch = QuantileSketch.merge(xs)
-  /** Early merges keep runs side by side: the merge of them all folds once, one planned level. */
-  override def mergeEarly(xs: Seq[QuantileSketch]): QuantileSketch = QuantileSketch.merge(xs, fold = false)
+  /** Early merges keep every run on its own: the merge of them all arranges and folds them once, as
+    * one merge of all the inputs would.
+    */
+  override def mergeEarly(xs: Seq[QuantileSketch]): QuantileSketch = QuantileSketch.mergeEarly(xs)
   def mergeSameStream(xs: Seq[QuantileSketch]): QuantileSketch = QuantileSketch.mergeSameStream(xs)
   def mergeDiffs(a: QuantileSketch, b: QuantileSketch): Seq[String] = a.diffs(b)
 

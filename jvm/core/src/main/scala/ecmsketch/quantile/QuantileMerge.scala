@@ -68,6 +68,11 @@ private[quantile] object QuantileMerge {
     }
   }
 
+  /** The runs in canonical order, each on its own (an early merge: the last merge arranges and folds
+    * them, as if it took them all at once).
+    */
+  def sideBySide(runs: Seq[QuantileRun]): Array[QuantileRun] = runs.map(keyed).sorted(order).map(_.run).toArray
+
   /** The runs (non-empty, owned by the caller) arranged into chains, in canonical order: a run is laid
     * after a chain of its generation that it follows in time.
     */

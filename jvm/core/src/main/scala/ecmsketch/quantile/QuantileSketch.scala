@@ -180,12 +180,18 @@ object QuantileSketch {
   /** Merge of sketches of different streams: time-disjoint runs laid one after the other, runs that
     * overlap in time folded as the plan allows, the rest side by side; count-based sketches are refused.
     */
-  def merge(xs: Seq[QuantileSketch]): QuantileSketch = merge(xs, fold = true)
-
-  /** [[merge]]; without `fold`, runs that overlap in time stay side by side. */
-  def merge(xs: Seq[QuantileSketch], fold: Boolean): QuantileSketch = {
+  def merge(xs: Seq[QuantileSketch]): QuantileSketch = {
     WindowSketch.checkMergeable(xs, "quantile merge")
-    mergeImpl(xs, fold)
+    mergeImpl(xs, Fold)
+  }
+
+  /** A merge of some of one merge's inputs before the merge of them all: every run kept on its own
+    * (none laid after another, none folded), so that the last merge gives what one merge of all the
+    * inputs would, whatever inputs were merged early.
+    */
+  def mergeEarly(xs: Seq[QuantileSketch]): QuantileSketch = {
+    WindowSketch.checkMergeable(xs, "quantile merge")
+    mergeImpl(xs, Early)
   }
 
   /** Merge of partial sketches of one stream (count-based windows allowed: the runs hold disjoint
@@ -194,14 +200,19 @@ object QuantileSketch {
     */
   def mergeSameStream(xs: Seq[QuantileSketch], fold: Boolean = false): QuantileSketch = {
     SketchException.require(xs.nonEmpty, "quantile merge needs at least one sketch")
-    mergeImpl(xs, fold)
+    mergeImpl(xs, if (fold) Fold else Arrange)
   }
 
   /** [[merge]] with folds of at most `maxEntries` entries each (tests). */
   private[quantile] def mergeFoldingAtMost(xs: Seq[QuantileSketch], maxEntries: Long): QuantileSketch =
-    mergeImpl(xs, fold = true, maxEntries)
+    mergeImpl(xs, Fold, maxEntries)
 
-  private def mergeImpl(xs: Seq[QuantileSketch], fold: Boolean,
+  /** How a merge treats its runs: each on its own; time-disjoint runs laid end to end; and folded. */
+  private final val Early = 0
+  private final val Arrange = 1
+  private final val Fold = 2
+
+  private def mergeImpl(xs: Seq[QuantileSketch], mode: Int,
                         maxFoldEntries: Long = QuantileMerge.MaxFoldEntries): QuantileSketch = {
     val first = xs.head
     xs.tail.foreach { s =>
@@ -220,8 +231,12 @@ object QuantileSketch {
       if (r.oldestEnd < lo) { val c = r.copy(); c.expireBefore(lo); c } else { inputs.put(r, true); r }
     })
     val contributing = xs.filter(_.runs.exists(_.lastTs >= lo))
-    val arranged = QuantileMerge.arrange(all)
-    val runs = if (fold) QuantileMerge.fold(arranged, out.plan, lo, maxFoldEntries) else arranged
+    val runs =
+      if (mode == Early) QuantileMerge.sideBySide(all)
+      else {
+        val arranged = QuantileMerge.arrange(all)
+        if (mode == Fold) QuantileMerge.fold(arranged, out.plan, lo, maxFoldEntries) else arranged
+      }
     out.restoreRuns(runs.map(r => if (inputs.containsKey(r)) r.copy() else r))
     out.mergeStateFrom(xs, contributing)
     out

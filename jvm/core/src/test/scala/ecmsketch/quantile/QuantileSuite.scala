@@ -125,6 +125,13 @@ class QuantileSuite extends AnyFunSuite {
     val parts = rows.grouped(5000).map(p => build(p.sortBy(_.ts), 0.02, window = 100000L, delta = 1e-6, levels = 1)).toSeq
     val early = QuantileKind.mergeEarly(parts)
     assert(early.runCount == parts.size && early.generations.forall(_ == 0))
+    // tiny time-disjoint sketches: merged early in any grouping, then once more, as one merge of all
+    val tiny = (0 until 60).map(i => build(Seq(Row(i * 10L + rnd.nextInt(5), rnd.nextGaussian(), 1L), Row(i * 10L + 7, 1.0, 1L)), 0.1, 1000L, levels = 1))
+    val once = Codec.encode(QuantileKind, QuantileSketch.merge(tiny)).drop(Codec.ChecksumHeaderSize)
+    for (k <- Seq(7, 16, 59)) {
+      val grouped = rnd.shuffle(tiny).grouped(k).map(g => QuantileKind.mergeEarly(g)).toSeq
+      assert(Codec.encode(QuantileKind, QuantileSketch.merge(grouped)).drop(Codec.ChecksumHeaderSize).sameElements(once), k)
+    }
     // the last merge folds the runs an early merge kept: one run of generation 1, as one merge of all
     val late = QuantileSketch.merge(Seq(early))
     assert(late.generations == Seq(1))
