@@ -59,6 +59,19 @@ def speed(spark, queries: dict) -> dict:
     return {k: statistics.median(v) for k, v in times.items()}
 
 
+def sites_and_merge(spark, per_site: str, merge: str, sketch: str, bound: str, view: str):
+    """Caches the per-site sketches of the query `per_site` (column s) and their merge by `merge` as
+    the temp view `view`; returns (the two cached frames, the largest site's bytes, the merged bytes,
+    the merged sketch's sketch_info field `bound`). `sketch` is the bytes of column s (s or s.sketch)."""
+    sites = spark.sql(per_site).cache()
+    sites.createOrReplaceTempView(view + "_sites")
+    site_max = spark.sql(f"SELECT max(length({sketch})) FROM {view}_sites").first()[0]
+    m = spark.sql(f"SELECT {merge}(s) AS s FROM {view}_sites").cache()
+    m.createOrReplaceTempView(view)
+    merged, b = spark.sql(f"SELECT length({sketch}), sketch_info(s).{bound} FROM {view}").first()
+    return (sites, m), site_max, merged, b
+
+
 def rank_error(vals: np.ndarray, answers, n: int) -> float:
     """Worst distance, over QS, from q n to the exact rank interval of the returned value, over n."""
     worst = 0.0
@@ -98,12 +111,8 @@ def main() -> None:
               "|---|---|---|---|---|---|---|"]
     qrows, qerr = [], {}
     for e in Q_EPS:
-        sites = spark.sql(per_site.format(e=e)).cache()
-        sites.createOrReplaceTempView("qs")
-        site_max = spark.sql("SELECT max(length(s)) FROM qs").first()[0]
-        m = spark.sql("SELECT quantile_merge(s) AS s FROM qs").cache()
-        m.createOrReplaceTempView("qm")
-        merged, bound = spark.sql("SELECT length(s), sketch_info(s).quantile_rank_error_bound FROM qm").first()
+        cached, site_max, merged, bound = sites_and_merge(spark, per_site.format(e=e), "quantile_merge", "s",
+                                                          "quantile_rank_error_bound", "qm")
         t = qspeed[f"quantile_agg eps {e}"]
         qrows.append({"epsilon": e, "site_bytes": site_max, "merged_bytes": merged, "bound": bound, "s": t,
                       "rows_per_s": ROWS / t, "vs_kll": kll_s / t})
@@ -115,7 +124,8 @@ def main() -> None:
             vals = np.sort(lat[mask])
             errs.append({"range": name, "seconds": r, "rows": int(mask.sum()), "worst": rank_error(vals, ans, len(vals))})
         qerr[e] = errs
-        sites.unpersist(); m.unpersist()
+        for c in cached:
+            c.unpersist()
     lines += ["", f"kll_sketch_agg_double (k = 200, one sketch per site): {kll_s:.2f} s, {ROWS / kll_s:,.0f} rows/s.", "",
               "Rank error of the merged sketch: the worst over q = 0.01 .. 0.99 of the distance from q n to the "
               "returned value's exact rank interval, over n (the certified bound is epsilon for every range).", "",
@@ -157,12 +167,9 @@ def main() -> None:
               "|---|---|---|---|---|---|---|"]
     krows, kerr = [], {}
     for e in K_EPS:
-        sites = spark.sql(f"SELECT site, top_k_agg(page, ts, INTERVAL 1 HOUR, {e}, merge_levels => 1) AS s FROM req GROUP BY site").cache()
-        sites.createOrReplaceTempView("ks")
-        site_max = spark.sql("SELECT max(length(s.sketch)) FROM ks").first()[0]
-        m = spark.sql("SELECT top_k_merge(s) AS s FROM ks").cache()
-        m.createOrReplaceTempView("km")
-        merged, bound = spark.sql("SELECT length(s.sketch), sketch_info(s).heavy_hitter_error_bound FROM km").first()
+        cached, site_max, merged, bound = sites_and_merge(
+            spark, f"SELECT site, top_k_agg(page, ts, INTERVAL 1 HOUR, {e}, merge_levels => 1) AS s FROM req GROUP BY site",
+            "top_k_merge", "s.sketch", "heavy_hitter_error_bound", "km")
         t = kspeed[f"top_k_agg eps {e}"]
         krows.append({"epsilon": e, "site_bytes": site_max, "merged_bytes": merged, "bound": bound, "s": t,
                       "rows_per_s": ROWS / t, "vs_approx_top_k": atk / t})
@@ -184,7 +191,8 @@ def main() -> None:
             errs.append({"range": name, "seconds": r, "rows": n, "worst": max(worst, absent), "outside": outside,
                          "clear_top10": len(clear), "recall": recall})
         kerr[e] = errs
-        sites.unpersist(); m.unpersist()
+        for c in cached:
+            c.unpersist()
     lines += ["", f"approx_top_k(page, 10) (one per site): {atk:.2f} s, {ROWS / atk:,.0f} rows/s.", "",
               "Error of the merged sketch: the worst |estimate - exact| / n over every key (keys not listed count as "
               "estimate 0), the intervals [lower, upper] that missed the exact count, and top-10 recall of the keys "

@@ -166,6 +166,16 @@ def check_bound_relation(info) -> None:
         assert info["error_bound"] > eps + 1e-12, info
 
 
+def expect_error(run, *phrases: str) -> str:
+    """Runs ``run()``, which must raise; every phrase must be in the error's full text (returned)."""
+    with pytest.raises(Exception) as excinfo:
+        run()
+    msg = error_message(excinfo)
+    for p in phrases:
+        assert p in msg, f"expected {p!r} in the error message, got:\n{msg[:2000]}"
+    return msg
+
+
 def error_message(excinfo) -> str:
     """Full text of an exception raised through PySpark/py4j or JPype."""
     e = excinfo.value if hasattr(excinfo, "value") else excinfo

@@ -7,7 +7,7 @@ import pytest
 from pyspark.sql import functions as SF
 
 import ecmsketch.functions as F
-from conftest import PYSPARK_MAJOR, USER_ERROR, check_bound_relation, error_message, rows_df
+from conftest import PYSPARK_MAJOR, USER_ERROR, check_bound_relation, error_message, expect_error, rows_df
 
 
 @pytest.fixture(scope="module")
@@ -33,14 +33,6 @@ def err_views(spark):
         FROM err_rows""").cache().createOrReplaceTempView("err_sk")
     return spark.table("err_rows"), spark.table("err_sk")
 
-
-def expect_error(run, *phrases: str) -> str:
-    with pytest.raises(Exception) as excinfo:
-        run()
-    msg = error_message(excinfo)
-    for p in phrases:
-        assert p in msg, f"expected {p!r} in the error message, got:\n{msg[:2000]}"
-    return msg
 
 
 SQL_CASES = [

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from pyspark.sql import functions as SF
 
-from conftest import USER_ERROR, bursty_ticks, error_message, rows_df
+from conftest import USER_ERROR, bursty_ticks, expect_error, rows_df
 
 from ecmsketch import functions as E
 
@@ -425,12 +425,8 @@ ERRORS = [
 
 @pytest.mark.parametrize("name,sql,phrases", ERRORS, ids=[e[0] for e in ERRORS])
 def test_bad_input_is_refused_with_a_clear_message(spark, name, sql, phrases):
-    with pytest.raises(Exception) as excinfo:
-        spark.sql(sql).collect()
-    msg = error_message(excinfo)
-    for p in phrases:
-        assert p in msg, f"{name}: expected {p!r} in {msg!r}"
-    assert "\tat " not in msg.split("\n")[0]
+    msg = expect_error(lambda: spark.sql(sql).collect(), *phrases)
+    assert "\tat " not in msg.split("\n")[0], name
 
 
 @pytest.mark.matrix  # the STRUCT and typed keys on every Spark line
