@@ -31,8 +31,10 @@ private[quantile] final class FoldPlan(val base: QuantileParams, val levels: Int
   private val byGen: Array[QuantileParams] = Array.tabulate(folds + 1)(g => base.withShare(share(g)))
   private val legacy: QuantileParams = base.withShare(1.0)
 
+  /** The parameters of a run of generation `gen` (one of [[valid]]): its share of the budget. */
   def params(gen: Int): QuantileParams = if (gen == Legacy) legacy else byGen(gen)
 
+  /** Whether a sketch of this plan may hold a run of generation `gen`: 0 to [[folds]], or legacy. */
   def valid(gen: Int): Boolean = gen == Legacy || (gen >= 0 && gen <= folds)
 
   /** Whether a run of generation `gen` may be folded (into generation gen + 1 at least). */
