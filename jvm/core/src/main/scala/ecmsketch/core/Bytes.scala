@@ -61,27 +61,28 @@ final class ByteReader(val bytes: Array[Byte], limit: Int) {
   def position: Int = pos
   def remaining: Int = limit - pos
 
-  private def need(k: Int, what: String): Unit =
+  // `what` names the field in an error and is only built for one (by name: decoding allocates no text)
+  private def need(k: Int, what: => String): Unit =
     if (k > limit - pos)
       throw new SketchException(s"corrupt sketch: truncated at byte $pos while reading $what ($limit bytes in all)")
 
-  def getByte(what: String): Int = { need(1, what); val v = bytes(pos) & 0xFF; pos += 1; v }
-  def getShort(what: String): Int = { need(2, what); val v = (bytes(pos) & 0xFF) | ((bytes(pos + 1) & 0xFF) << 8); pos += 2; v }
-  def getInt(what: String): Int = {
+  def getByte(what: => String): Int = { need(1, what); val v = bytes(pos) & 0xFF; pos += 1; v }
+  def getShort(what: => String): Int = { need(2, what); val v = (bytes(pos) & 0xFF) | ((bytes(pos + 1) & 0xFF) << 8); pos += 2; v }
+  def getInt(what: => String): Int = {
     need(4, what); var v = 0; var i = 0
     while (i < 4) { v |= (bytes(pos + i) & 0xFF) << (8 * i); i += 1 }
     pos += 4; v
   }
-  def getLong(what: String): Long = {
+  def getLong(what: => String): Long = {
     need(8, what); var v = 0L; var i = 0
     while (i < 8) { v |= (bytes(pos + i) & 0xFFL) << (8 * i); i += 1 }
     pos += 8; v
   }
-  def getBytes(n: Int, what: String): Array[Byte] = {
+  def getBytes(n: Int, what: => String): Array[Byte] = {
     need(n, what); val b = java.util.Arrays.copyOfRange(bytes, pos, pos + n); pos += n; b
   }
-  def getDouble(what: String): Double = java.lang.Double.longBitsToDouble(getLong(what))
-  def getVarLong(what: String): Long = {
+  def getDouble(what: => String): Double = java.lang.Double.longBitsToDouble(getLong(what))
+  def getVarLong(what: => String): Long = {
     var shift = 0; var v = 0L
     while (true) {
       val b = getByte(what)
@@ -94,7 +95,7 @@ final class ByteReader(val bytes: Array[Byte], limit: Int) {
     v
   }
   /** A varint that must lie in [lo, hi]. */
-  def getVarIn(what: String, lo: Long, hi: Long): Long = {
+  def getVarIn(what: => String, lo: Long, hi: Long): Long = {
     val at = pos
     val v = getVarLong(what)
     if (v < lo || v > hi) throw new SketchException(s"corrupt sketch: $what = $v at byte $at is outside [$lo, $hi]")
