@@ -345,6 +345,10 @@ def test_top_k_merge_of_sites_carries_the_bound(spark, data, sites):
     assert info.merge_depth == 2 and info.planned_merge_levels == 2 and info.heavy_hitter_error_bound <= K_EPS, info
     assert info.scales >= 2 and info.horizon_ratio > 1 and info.table_size > 1 and info.key_type == "string", info
     _check_items(rows, lambda r: _exact_counts(keys, ts, ones, now, r), f"{sites} sites")
+    # sites over the same time fold: the merge holds about what one aggregate of all the rows holds
+    whole = df.agg(E.top_k_agg("page", "ts", WINDOW, K_EPS, merge_levels=1).alias("s"))
+    one = whole.select(E.sketch_info("s").alias("i")).first().i
+    assert info.stored_entries <= 2 * one.stored_entries, (sites, info.stored_entries, one.stored_entries)
     merged.unpersist()
     per_site.unpersist()
 

@@ -222,5 +222,6 @@ class FrequentSketch(_Sketch):
     def merge(cls, sketches: Iterable[Union["FrequentSketch", bytes, bytearray]]) -> "FrequentSketch":
         """Order-preserving n-way merge (one merge level; time-disjoint inputs, such as roll-ups, cost
         none) of frequent-items sketches of several sites, or their bytes; time-based windows only.
-        Sketches of other parameters or of another key type are refused."""
+        Sketches over the same time are folded into the size of one sketch. Sketches of other
+        parameters or of another key type are refused."""
         return cls._wrap(_merge_all(cls, sketches))

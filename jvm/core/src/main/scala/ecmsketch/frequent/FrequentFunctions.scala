@@ -30,7 +30,9 @@ object FrequentFunctions {
     FunctionSpec("top_k_merge",
       Seq(req("sketch", "A frequent-items sketch from top_k_agg or top_k_merge (its STRUCT, or the BINARY sketch field); NULLs are ignored.")),
       "_FUNC_(sketch) - Order-preserving merge of frequent-items sketches (same epsilon, window and merge_levels; " +
-        "keys of one type). Returns the type it is given: the STRUCT of top_k_agg, or BINARY. NULLs are ignored.",
+        "keys of one type). Sketches over the same time are folded into the size of one sketch (one merge level); " +
+        "time-disjoint ones (roll-ups) cost no level. Returns the type it is given: the STRUCT of top_k_agg, or " +
+        "BINARY. NULLs are ignored.",
       "agg_funcs",
       "STRUCT<sketch: BINARY, key_type: the key's type> (BINARY for BINARY sketches)",
       Seq(Example(s"SELECT transform(ecm_top_k(top_k_merge(s), 2), h -> h.key) FROM (SELECT top_k_agg(k, ts) AS s FROM VALUES (7, 1, 0), (7, 2, 1), (8, 3, 1) AS t(k, ts, site) GROUP BY site);",

@@ -14,7 +14,7 @@ import ecmsketch.core.{ByteReader, ByteWriter, CellKind, Codec, FunctionSpec, In
   * field is validated on decode.
   */
 object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
-  final val BodyVersion = 1
+  final val BodyVersion = 2
 
   def describe: String = "a frequent-items sketch (from top_k_agg or top_k_merge)"
   def expected: String = "a frequent-items sketch (from top_k_agg)"
@@ -26,17 +26,21 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
 
   private def corrupt(msg: String): Nothing = throw new SketchException(s"corrupt sketch: $msg")
 
-  /** Ids referenced by the sketch in ascending key order, and id -> index. */
-  private def keyIndex(s: FrequentSketch): (Array[Int], Map[Int, Int]) = {
-    if (s.dict == null) return (Array.empty, Map.empty)
-    val ids = { val m = s.referencedKeys(); (0 until m.length).filter(m(_)).toArray }
+  /** Ids referenced by the sketch in ascending key order, and id -> index (-1: not referenced). */
+  private def keyIndex(s: FrequentSketch): (Array[Int], Array[Int]) = {
+    if (s.dict == null) return (Array.empty, Array.empty)
+    val m = s.referencedKeys()
+    val ids = (0 until m.length).filter(m(_)).toArray
     val sorted = ids.sortWith((a, b) => s.dict.compareKeys(a, b) < 0)
-    (sorted, sorted.zipWithIndex.toMap)
+    val index = Array.fill(m.length)(-1)
+    var i = 0
+    while (i < sorted.length) { index(sorted(i)) = i; i += 1 }
+    (sorted, index)
   }
 
   def encodeBody(s: FrequentSketch, out: ByteWriter): Unit = {
     s.flush()
-    out.putByte(BodyVersion)
+    out.putByte(if (s.plan.folds) BodyVersion else 1) // a sketch read from body version 1 keeps its plan
     out.putByte(s.keyType)
     out.putVarLong(s.plan.q)
     out.putVarLong(s.plan.k.toLong)
@@ -56,13 +60,32 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
       val live = (0 until sc.rn).filter(j => sc.rW(j) > 0).sortBy(j => index(sc.rKey(j)))
       out.putVarLong(live.size.toLong)
       live.foreach { j => out.putVarLong(index(sc.rKey(j)).toLong); out.putVarLong(sc.rW(j)); out.putVarLong(last - sc.rSpan(j)) }
-      val order = (sc.start until sc.end).sortWith { (a, b) => // canonical within a timestamp (stable in ts)
-        if (sc.ets(a) != sc.ets(b)) sc.ets(a) < sc.ets(b)
-        else compareEntry(sc, index, a, b) < 0
+      // canonical within a timestamp (entries are held in timestamp order)
+      val order = (sc.start until sc.end).toArray
+      var from = 0
+      while (from < order.length) {
+        var to = from + 1
+        while (to < order.length && sc.ets(order(to)) == sc.ets(order(from))) to += 1
+        if (to - from > 16) {
+          val run = order.slice(from, to).sortWith((a, b) => compareEntry(sc, index, a, b) < 0)
+          System.arraycopy(run, 0, order, from, to - from)
+        } else { // an insertion sort: runs of one timestamp are short (a row's key and total entries)
+          var i = from + 1
+          while (i < to) {
+            val x = order(i); var j = i
+            while (j > from && compareEntry(sc, index, order(j - 1), x) > 0) { order(j) = order(j - 1); j -= 1 }
+            order(j) = x
+            i += 1
+          }
+        }
+        from = to
       }
-      out.putVarLong(order.size.toLong)
+      val implicitTotals = s.plan.folds && totalsImplicit(sc)
+      if (s.plan.folds) out.putByte(if (implicitTotals) 1 else 0)
+      val written = if (implicitTotals) order.filter(i => sc.ekey(i) != Scale.Total) else order
+      out.putVarLong(written.length.toLong)
       var prev = first
-      order.foreach { i =>
+      written.foreach { i =>
         out.putVarLong(sc.ets(i) - prev); prev = sc.ets(i)
         out.putVarLong(sc.ets(i) - sc.espan(i))
         val key = sc.ekey(i)
@@ -73,7 +96,40 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
     }
   }
 
-  private def compareEntry(sc: Scale, index: Map[Int, Int], a: Int, b: Int): Int = {
+  /** Whether the total entries of `sc` are exactly one (ts, span ts, w, decrement 0) per key entry
+    * (ts, w), as on an exact scale: body version 2 then leaves them out and the reader rebuilds them.
+    */
+  private[frequent] def totalsImplicit(sc: Scale): Boolean = {
+    var keys = new Array[Long](8); var tots = new Array[Long](8)
+    var i = sc.start
+    while (i < sc.end) {
+      val t = sc.ets(i)
+      var nk = 0; var nt = 0
+      var j = i
+      while (j < sc.end && sc.ets(j) == t) {
+        if (sc.ekey(j) == Scale.Total) {
+          if (sc.espan(j) != t || sc.edec(j) != 0L || sc.ew(j) == 0L) return false
+          if (nt == tots.length) tots = java.util.Arrays.copyOf(tots, nt * 2)
+          tots(nt) = sc.ew(j); nt += 1
+        } else {
+          if (nk == keys.length) keys = java.util.Arrays.copyOf(keys, nk * 2)
+          keys(nk) = sc.ew(j); nk += 1
+        }
+        j += 1
+      }
+      if (nk != nt) return false
+      if (nk == 1) { if (keys(0) != tots(0)) return false }
+      else if (nk > 1) {
+        java.util.Arrays.sort(keys, 0, nk); java.util.Arrays.sort(tots, 0, nt)
+        var x = 0
+        while (x < nk) { if (keys(x) != tots(x)) return false; x += 1 }
+      }
+      i = j
+    }
+    true
+  }
+
+  private def compareEntry(sc: Scale, index: Array[Int], a: Int, b: Int): Int = {
     def k(i: Int): Int = if (sc.ekey(i) == Scale.Total) -1 else index(sc.ekey(i))
     val c1 = Integer.compare(k(a), k(b))
     if (c1 != 0) c1
@@ -84,14 +140,15 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
 
   def decodeBody(in: ByteReader, h: SketchHeader): FrequentSketch = {
     val version = in.getByte("frequent-items body version")
-    if (version != BodyVersion) corrupt(s"frequent-items body version $version (this library reads $BodyVersion)")
+    if (version < 1 || version > BodyVersion) corrupt(s"frequent-items body version $version (this library reads 1 to $BodyVersion)")
     val kt = in.getByte("key type")
     if (kt > FreqKeys.MaxType) corrupt(s"key type $kt is not 0 (none), 1 (bigint), 2 (string), 3 (binary), 4 (int) or 5 (double)")
-    val plan = try FreqPlan.of(h.epsilon, h.levels) catch { case e: SketchException => corrupt(e.getMessage) }
+    val plan = try { if (version == 1) FreqPlan.legacy(h.epsilon, h.levels) else FreqPlan.of(h.epsilon, h.levels) }
+      catch { case e: SketchException => corrupt(e.getMessage) }
     val q = vl(in, "horizon ratio")
     val k = vl(in, "table size")
     if (q != plan.q || k != plan.k) corrupt(s"plan (q $q, k $k) is not (q ${plan.q}, k ${plan.k}), the one epsilon ${h.epsilon} and merge_levels ${h.levels} give")
-    if (h.depth > FreqPlan.MaxLevels * 8) corrupt(s"merge depth ${h.depth} is implausible")
+    if (h.depth > 65535) corrupt(s"merge depth ${h.depth} exceeds 65535")
     val s = new FrequentSketch(h.spec, h.epsilon, h.levels, plan)
     val nKeys = vin(in, "key count", 0, in.remaining.toLong).toInt
     if (nKeys > 0 && kt == FreqKeys.Unset) corrupt("keys in a sketch without a key type")
@@ -121,7 +178,7 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
     if (!h.hasRows && nScales > 0) corrupt("scales in an empty sketch")
     val first = h.firstTs; val last = h.lastTs
     val span = last - first // unsigned
-    def offsetBack(what: String): Long = { // a timestamp given as last - x, inside [first, last]
+    def offsetBack(what: => String): Long = { // a timestamp given as last - x, inside [first, last]
       val x = vl(in, what)
       if (java.lang.Long.compareUnsigned(x, span) > 0) corrupt(s"$what lies before the first timestamp")
       last - x
@@ -154,6 +211,11 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
         j += 1
       }
       sc.setResiduals(rk, rw, rs, rn)
+      val implicitTotals = version >= 2 && (in.getByte(s"totals flag of scale $l") match {
+        case 0 => false
+        case 1 => true
+        case f => corrupt(s"totals flag of scale $l is $f, not 0 (written) or 1 (one per key entry)")
+      })
       val n = vin(in, s"entry count of scale $l", 0, in.remaining.toLong / 4).toInt
       var prev = first; var usedSpan = 0L
       var keyWeight = 0L
@@ -170,7 +232,9 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
         if (java.lang.Long.compareUnsigned(back, usedSpan) > 0) corrupt(s"entry $e of scale $l spans back before the first timestamp")
         val sp = ts - back
         val kv = vin(in, s"key of entry $e of scale $l", 0, nKeys.toLong).toInt
-        val w = vin(in, s"weight of entry $e of scale $l", 1, h.count)
+        // a total entry of weight 0 (body version 2) carries a fold's decrement step at its time
+        val w = vin(in, s"weight of entry $e of scale $l", if (kv == 0 && version >= 2) 0 else 1, h.count)
+        if (w == 0L && sp != ts) corrupt(s"entry $e of scale $l has weight 0 and spans back")
         val dec = if (kv == 0) vin(in, s"decrement of entry $e of scale $l", 0, h.count) else 0L
         val kc = kv - 1
         if (e > 0 && dt == 0) { // canonical order within a timestamp
@@ -179,16 +243,24 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
           if (c < 0) corrupt(s"entries of scale $l at one timestamp are not in canonical order at entry $e")
         }
         pk = kc; pspan = sp; pw = w; pdec = dec
+        if (kv == 0 && implicitTotals) corrupt(s"entry $e of scale $l is a total entry, but the scale's totals are implicit")
         if (kv == 0) { weight += w; if (weight > h.count) corrupt(s"scale $l's totals exceed the total weight ${h.count}") }
         else {
           keyWeight += w
           if (keyWeight > h.count) corrupt(s"scale $l's key entries exceed the total weight ${h.count}")
           used(kc) += 1
+          if (implicitTotals) {
+            weight += w
+            if (weight > h.count) corrupt(s"scale $l's totals exceed the total weight ${h.count}")
+            sc.appendRaw(ts, ts, Scale.Total, w, 0L)
+          }
         }
         sc.appendRaw(ts, sp, if (kv == 0) Scale.Total else ids(kc), w, dec)
         prev = ts
         e += 1
       }
+      if (version >= 2 && !implicitTotals && totalsImplicit(sc))
+        corrupt(s"scale $l writes out the totals its key entries give (not canonical: they are implicit)")
       s.scales += sc
       l += 1
     }
@@ -200,14 +272,14 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
   }
 
   /** A varint in its shortest form (one encoding per value: a longer one is refused as corrupt). */
-  private def vl(in: ByteReader, what: String): Long = {
+  private def vl(in: ByteReader, what: => String): Long = {
     val at = in.position
     val v = in.getVarLong(what)
     if (in.position - at > 1 && in.bytes(in.position - 1) == 0) corrupt(s"$what at byte $at is not in its shortest varint form")
     v
   }
 
-  private def vin(in: ByteReader, what: String, lo: Long, hi: Long): Long = {
+  private def vin(in: ByteReader, what: => String, lo: Long, hi: Long): Long = {
     val at = in.position
     val v = vl(in, what)
     if (v < lo || v > hi) corrupt(s"$what = $v at byte $at is outside [$lo, $hi]")

@@ -36,6 +36,12 @@ private[frequent] object FrequentMerge {
       } else withData
     val clusters =
       if (dropBehind && contributing.size > 1) Windows.timeClusters(contributing)(_.firstTs, _.lastTs) else Seq(contributing)
+    if (first.plan.folds && contributing.size >= 2 && clusters.exists(_.size > 1)) {
+      // inputs whose times overlap: folded into scales of one sketch's size, one more level
+      out.mergeState(xs, contributing, Seq(contributing))
+      FrequentFold.fold(contributing, out)
+      return out
+    }
     val newest: Set[FrequentSketch] = if (clusters.isEmpty) Set.empty else clusters.last.toSet
     val nScales = if (contributing.isEmpty) 0 else contributing.map(_.scales.size).max
     // the coarsest scale of the merge must hold the whole window: scales are added past the inputs'

@@ -64,7 +64,8 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
     sweepAt = 2 * dict.size + 4096
   }
 
-  private[frequent] def horizon(l: Int): Long = plan.q << l
+  /** q 2^l units, saturating at Long.MaxValue (weights may approach 2^63). */
+  private[frequent] def horizon(l: Int): Long = if (plan.q > (Long.MaxValue >> l)) Long.MaxValue else plan.q << l
 
   private[frequent] def setKeyType(t: Int): Unit = {
     keyType = FreqKeys.record(keyType, t)

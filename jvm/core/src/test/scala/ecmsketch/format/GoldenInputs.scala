@@ -339,14 +339,32 @@ object GoldenInputs {
     s
   }
 
+  /** Windowed frequent items folded: 3 sites over the same 300 timestamps (window 200, merge_levels
+    * 1), string keys k(i*i mod 17) beside 60 keys seen once per site.
+    */
+  def frequentFolded(): FrequentSketch = {
+    val sites = (0 until 3).map { k =>
+      val s = FrequentSketch.create(WindowSpec(countWindow = false, tsMicros = false, window = 200L), 0.3, 1)
+      (1 to 300).foreach { i =>
+        s.addKey(s"k${(i * i + k) % 17}", i.toLong, 1L + (i + k) % 2)
+        if (i % 5 == k) s.addKey(s"once-$k-$i", i.toLong, 1L)
+      }
+      s
+    }
+    FrequentSketch.merge(sites)
+  }
+
   /** Kinds that no release before format version 4 wrote: their v4 bytes alone are pinned. The
     * windowed quantile sketch's first body version (no folds) is pinned in golden/v4/quantile.hex,
-    * read but no longer written; its second in quantile-v2 and quantile-folded.
+    * read but no longer written; its second in quantile-v2 and quantile-folded. Likewise the
+    * frequent-items sketch's first body version in frequent-string.hex; its second in frequent-v2
+    * and frequent-folded.
     */
   lazy val v4New: Seq[(String, () => Array[Byte])] = Seq(
     "quantile-v2" -> (() => Codec.encodeAny(quantile())),
     "quantile-folded" -> (() => Codec.encodeAny(quantileFolded())),
-    "frequent-string" -> (() => Codec.encodeAny(frequent())))
+    "frequent-v2" -> (() => Codec.encodeAny(frequent())),
+    "frequent-folded" -> (() => Codec.encodeAny(frequentFolded())))
 
   lazy val v4Only: Seq[(String, () => Array[Byte])] = Seq(
     "dyadic" -> (() => Codec.encodeAny(dyadic())),

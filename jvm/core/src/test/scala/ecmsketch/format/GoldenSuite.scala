@@ -407,6 +407,9 @@ class GoldenSuite extends AnyFunSuite {
   private val QuantileFoldedPinned = "r=10 q=0.1 24.0 n~60, r=10 q=0.5 55.0 n~60, r=10 q=0.9 103.0 n~60, " +
     "r=100 q=0.1 20.0 n~595, r=100 q=0.5 59.0 n~595, r=100 q=0.9 100.0 n~595, " +
     "r=300 q=0.1 19.0 n~1796, r=300 q=0.5 60.0 n~1796, r=300 q=0.9 101.0 n~1796"
+  private val FrequentFoldedPinned = "r=20 k0 9.5 [8, 11], r=20 k1 7.5 [4, 11], r=20 k4 9.5 [8, 11], r=20 k16 9.5 [8, 11], " +
+    "r=20 once-0-295 1.5 [0, 3], r=200 k0 76.0 [32, 120], r=200 k1 92.0 [64, 120], r=200 k4 60.0 [32, 88], " +
+    "r=200 k16 60.0 [32, 88], r=200 once-0-295 28.0 [0, 56]"
   private val FrequentPinned = "r=20 k0 2.0 [2, 2], r=20 k1 2.0 [2, 2], r=20 k4 4.0 [4, 4], r=20 k16 4.0 [4, 4], " +
     "r=200 k0 18.0 [18, 18], r=200 k1 36.0 [34, 38], r=200 k4 36.0 [34, 38], r=200 k16 35.0 [35, 35], top2 k1/k13"
 
@@ -461,6 +464,48 @@ class GoldenSuite extends AnyFunSuite {
     }
     val top = s.topK(2, 200L, null).map(_.key)
     assert((got :+ s"top2 ${top.mkString("/")}").mkString(", ") == FrequentPinned, (got :+ s"top2 ${top.mkString("/")}").mkString(", "))
+  }
+
+  test("golden v4/frequent-string (body version 1): read with its plan, written again unchanged, merged only with its own") {
+    val stored = loadV4("frequent-string")
+    val s = SketchCodec.decode(stored).asInstanceOf[ecmsketch.frequent.FrequentSketch]
+    assert(!s.plan.folds && s.plan == ecmsketch.frequent.FreqPlan.legacy(0.1, 0))
+    sameBytes("v4/frequent-string (re-encoded)", SketchCodec.encodeAny(s), stored)
+    // merged with itself by the merge body version 1 had (no fold); refused beside a sketch of the current plan
+    val again = SketchCodec.decode(stored).asInstanceOf[ecmsketch.frequent.FrequentSketch]
+    val m = ecmsketch.frequent.FrequentSketch.merge(Seq(s, again))
+    assert(!m.plan.folds && m.mergeDepth == 1 && m.estimate("k1", 200L, null).lower == 68L)
+    val now = SketchCodec.decode(loadV4("frequent-v2")).asInstanceOf[ecmsketch.frequent.FrequentSketch]
+    val e = intercept[SketchException](ecmsketch.frequent.FrequentSketch.merge(Seq(s, now)))
+    assert(e.getMessage.contains("plan (q") && e.getMessage.contains("body version 1"), e.getMessage)
+  }
+
+  test("golden v4/frequent-v2 and frequent-folded answers: exact counts inside the certified intervals, and pinned") {
+    val s = SketchCodec.decode(loadV4("frequent-v2")).asInstanceOf[ecmsketch.frequent.FrequentSketch]
+    assert(s.plan.folds)
+    val rows = (1 to 300).map(i => (s"k${(i * i) % 17}", i.toLong, 1L + i % 2))
+    val got = for (r <- Seq(20L, 200L); key <- Seq("k0", "k1", "k4", "k16")) yield {
+      val exact = rows.filter(x => x._1 == key && x._2 > 300L - r).map(_._3).sum
+      val e = s.estimate(key, r, null)
+      assert(e.lower <= exact && exact <= e.upper, s"r=$r $key: $exact outside [${e.lower}, ${e.upper}]")
+      s"r=$r $key ${e.estimate} [${e.lower}, ${e.upper}]"
+    }
+    val top = s.topK(2, 200L, null).map(_.key)
+    assert((got :+ s"top2 ${top.mkString("/")}").mkString(", ") == FrequentPinned, (got :+ s"top2 ${top.mkString("/")}").mkString(", "))
+    val f = SketchCodec.decode(loadV4("frequent-folded")).asInstanceOf[ecmsketch.frequent.FrequentSketch]
+    assert(f.mergeDepth == 1)
+    val frows = (0 until 3).flatMap(k => (1 to 300).flatMap { i =>
+      Seq((s"k${(i * i + k) % 17}", i.toLong, 1L + (i + k) % 2)) ++ (if (i % 5 == k) Seq((s"once-$k-$i", i.toLong, 1L)) else Nil)
+    })
+    val folded = for (r <- Seq(20L, 200L); key <- Seq("k0", "k1", "k4", "k16", "once-0-295")) yield {
+      val in = frows.filter(_._2 > 300L - r)
+      val exact = in.filter(_._1 == key).map(_._3).sum
+      val e = f.estimate(key, r, null)
+      assert(e.lower <= exact && exact <= e.upper, s"r=$r $key: $exact outside [${e.lower}, ${e.upper}]")
+      assert(math.abs(e.estimate - exact) <= f.errorBound * in.map(_._3).sum, s"r=$r $key")
+      s"r=$r $key ${e.estimate} [${e.lower}, ${e.upper}]"
+    }
+    assert(folded.mkString(", ") == FrequentFoldedPinned, folded.mkString(", "))
   }
 
   test("golden v4 bundles decode to the merges of their older files") {

@@ -79,8 +79,8 @@ class FrequentCodecSuite extends AnyFunSuite {
     val b = Codec.encode(FrequentKind, s)
     val body = Codec.ChecksumHeaderSize
     def refusal(c: Array[Byte]): String = intercept[SketchException](Families.decode(resealed(c))).getMessage
-    val v = b.clone(); v(body) = 2
-    assert(refusal(v).contains("frequent-items body version 2"))
+    val v = b.clone(); v(body) = 3
+    assert(refusal(v).contains("frequent-items body version 3"))
     val t = b.clone(); t(body + 1) = 9
     assert(refusal(t).contains("key type 9"))
     val q = b.clone(); q(body + 2) = (q(body + 2) + 1).toByte

@@ -38,6 +38,84 @@ class FrequentMergeSuite extends AnyFunSuite {
     }
   }
 
+  test("folds: sites over the same time fold into about one sketch's entries, with many distinct keys") {
+    // heavy keys beside a flood of distinct ones (Misra-Gries decrements on every scale), bursts
+    val rows = adversarial(40000, 41L).zip(zipf(40000, 3000, 1.1, 0, 42L)).flatMap { case (a, b) => Seq(a, b.copy(ts = a.ts)) }
+    val window = 50000L
+    val o = oracle(rows)
+    val now = rows.last.ts
+    val sizes = Seq(2, 5, 12, 33).map { m =>
+      val sites = split(rows, m, 43L + m).map(p => build(p, window, 0.02, levels = 1))
+      val merged = FrequentSketch.merge(sites)
+      assert(merged.mergeDepth == 1 && merged.errorBound <= 0.02)
+      val worst = check(merged, o, window, now, ranges(rows, window, now, 30, 44L + m))
+      roundTrip(merged)
+      info(f"$m sites: entries ${merged.storedEntries} (inputs ${sites.map(_.storedEntries).sum}), worst error $worst%.5f, bound ${merged.errorBound}%.5f")
+      merged.storedEntries
+    }
+    assert(sizes.last <= 1.5 * sizes.head, s"a fold of 33 sites holds about what a fold of 2 holds: $sizes")
+  }
+
+  test("folds of folds: random trees over shuffled partitions, weighted rows and bursts, depth 1 to 4") {
+    val r = new Random(45L)
+    (0 until 12).foreach { trial =>
+      val rows = zipf(12000, 1500, 0.9 + r.nextDouble() * 0.4, r.nextInt(3), 46L + trial, weights = trial % 2 == 0)
+      val window = 5000L + r.nextInt(20000)
+      val levels = 1 + r.nextInt(4)
+      var level = split(rows, 2 + r.nextInt(7), 47L + trial).map(p => build(p, window, 0.05, levels))
+      while (level.size > 1) level = r.shuffle(level).grouped(2 + r.nextInt(2)).map(g => FrequentSketch.merge(g)).toSeq
+      val m = level.head
+      val now = rows.last.ts + r.nextInt(3)
+      check(m, oracle(rows), window, now, ranges(rows, window, now, 15, 48L + trial))
+      roundTrip(m)
+    }
+  }
+
+  test("a fold's decrement steps sit on total entries of their own time: weightless ones round-trip") {
+    val rows = adversarial(30000, 49L)
+    val sites = split(rows, 6, 50L).map(p => build(p, 40000L, 0.02, levels = 1))
+    val m = FrequentSketch.merge(sites)
+    val weightless = m.scales.map(sc => (sc.start until sc.end).count(i => sc.ekey(i) == Scale.Total && sc.ew(i) == 0L)).sum
+    assert(weightless > 0, "the decrement steps of 6 sites do not all fall on block times")
+    val d = roundTrip(m)
+    val now = rows.last.ts
+    check(d, oracle(rows), 40000L, now, ranges(rows, 40000L, now, 30, 51L))
+  }
+
+  test("weights near 2^63: a sketch and a fold keep their horizons (no overflow) and their keys") {
+    val rows = (0 until 40).map(i => Row(if (i % 3 == 0) 0L else (1 + i % 7).toLong, 100L + i, 1L << 57))
+    Seq(0.9, 0.3, 0.05).foreach { eps =>
+      val one = build(rows, Long.MaxValue, eps, 1)
+      check(one, oracle(rows), Long.MaxValue, rows.last.ts, Seq(Long.MaxValue, 1L, 7L))
+      val m = FrequentSketch.merge(Seq(build(rows.filter(_.ts % 2 == 0), Long.MaxValue, eps, 1),
+        build(rows.filter(_.ts % 2 == 1), Long.MaxValue, eps, 1)))
+      check(m, oracle(rows), Long.MaxValue, rows.last.ts, Seq(Long.MaxValue, 1L, 7L))
+      roundTrip(m)
+    }
+  }
+
+  test("a sketch merged 70 times in turn (a collector folding in each period's site) still decodes") {
+    var c = FrequentSketch.create(spec(1000000L), 0.5, 0)
+    val all = Vector.newBuilder[Row]
+    (0 until 70).foreach { e =>
+      c.addKey(1L, e * 10L, 1L); all += Row(1L, e * 10L, 1L)
+      val s = FrequentSketch.create(spec(1000000L), 0.5, 0); s.addKey(2L, e * 10L + 1, 1L); all += Row(2L, e * 10L + 1, 1L)
+      c.addKey(3L, e * 10L + 2, 1L); all += Row(3L, e * 10L + 2, 1L)
+      c = FrequentSketch.merge(Seq(c, s))
+    }
+    assert(c.mergeDepth == 70)
+    val d = roundTrip(c)
+    val rows = all.result()
+    rows.map(_.ts).distinct.foreach { t =>
+      val r = rows.last.ts - t + 1
+      Seq(1L, 2L, 3L).foreach { k =>
+        val f = rows.count(x => x.key == k && x.ts >= t).toLong
+        val x = d.estimate(java.lang.Long.valueOf(k), r, null)
+        assert(x.lower <= f && f <= x.upper, s"range $r key $k: $f outside [${x.lower}, ${x.upper}]")
+      }
+    }
+  }
+
   test("a merge tree of 8 sites (depth 3) holds the bound of depth 3") {
     val rows = zipf(40000, 3000, 1.0, 2, 12L)
     val window = 30000L
