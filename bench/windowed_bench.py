@@ -225,7 +225,7 @@ def main() -> None:
         out["row_order"][k] = {"unsorted": a[0], "sorted": b[0]}
         lines.append(f"| {k} | {a[0]:,} | {b[0]:,} |")
     lines += ["", "Either way a site's aggregate merges at least 4 runs that each span the hour (one per partition, "
-              "more for rows in no order): quantile_agg folds them into one run, top_k_agg keeps a finer scale per run."]
+              "more for rows in no order): quantile_agg folds them into one run, top_k_agg into scales of one sketch's size."]
     spark.catalog.uncacheTable("req_sorted")
 
     # ---------------------------------------------------------------- 3. build speed at BIG_ROWS
