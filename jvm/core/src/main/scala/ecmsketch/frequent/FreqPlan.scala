@@ -37,7 +37,9 @@ object FreqPlan {
 
   /** Block size of a fold's scale over its lambda (docs/design/windowed-top-k.md, "Folds"). */
   final val FoldRatio = 2.0
-  /** Decrement steps closer than this fraction of lambda share one entry in a fold. */
+  /** In a fold, decrement steps that add up to less than this fraction of lambda after the newest
+    * of them share its entry.
+    */
   final val StepSlack = 0.25
 
   /** What `depth` levels of folds add to the bound, times (q - 1). */

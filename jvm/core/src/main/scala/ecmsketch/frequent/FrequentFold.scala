@@ -50,16 +50,22 @@ private[frequent] object FrequentFold {
     }
   }
 
-  /** Growable (key, time, delta) events: a bound at start t0 is the sum of the deltas at times >= t0. */
+  /** Growable (key, time, delta) events of the upper bound ([[Hi]]), the lower bound ([[Lo]]) or both:
+    * a bound at start t0 is the sum of its deltas at times >= t0. `key` holds key << 2 | the bounds.
+    */
+  private final val Hi = 1
+  private final val Lo = 2
+  private final val Both = 3
+
   private final class Events {
     var key = new Array[Long](1024); var time = new Array[Long](1024); var delta = new Array[Long](1024)
     var n = 0
-    def add(k: Int, t: Long, d: Long): Unit = {
+    def add(k: Int, t: Long, d: Long, bounds: Int): Unit = {
       if (n == time.length) {
         val c = math.max(1024, n * 2)
         key = java.util.Arrays.copyOf(key, c); time = java.util.Arrays.copyOf(time, c); delta = java.util.Arrays.copyOf(delta, c)
       }
-      key(n) = k; time(n) = t; delta(n) = d; n += 1
+      key(n) = (k.toLong << 2) | bounds; time(n) = t; delta(n) = d; n += 1
     }
     def clear(): Unit = n = 0
     /** Groups the events by key, each key's in time order (a radix sort by time, then a stable
@@ -69,13 +75,16 @@ private[frequent] object FrequentFold {
       sortByTime(0, n)
       val start = new Array[Int](keys + 2)
       var i = 0
-      while (i < n) { start(key(i).toInt + 2) += 1; i += 1 }
+      while (i < n) { start((key(i) >> 2).toInt + 2) += 1; i += 1 }
       var k = 2
       while (k < start.length) { start(k) += start(k - 1); k += 1 }
       val c = math.max(n, 1024)
       val t2 = new Array[Long](c); val k2 = new Array[Long](c); val d2 = new Array[Long](c)
       i = 0
-      while (i < n) { val p = start(key(i).toInt + 1); start(key(i).toInt + 1) += 1; t2(p) = time(i); k2(p) = key(i); d2(p) = delta(i); i += 1 }
+      while (i < n) {
+        val kk = (key(i) >> 2).toInt + 1
+        val p = start(kk); start(kk) += 1; t2(p) = time(i); k2(p) = key(i); d2(p) = delta(i); i += 1
+      }
       time = t2; key = k2; delta = d2
       start
     }
@@ -125,8 +134,7 @@ private[frequent] object FrequentFold {
       }
     }
 
-    private val hiEv = new Events; private val loEv = new Events
-    private val totHi = new Events; private val totLo = new Events; private val decEv = new Events
+    private val keyEv = new Events; private val totEv = new Events; private val decEv = new Events
 
     /** The pending decrements of the pieces that reach the newest start (the decrement bound's floor). */
     private var pendingTop = 0L
@@ -136,7 +144,7 @@ private[frequent] object FrequentFold {
       * holding t0 (the lower bound of the merged weight that sets the drop marks).
       */
     private def collect(low: Long, keys: Boolean, single: Boolean): Unit = {
-      hiEv.clear(); loEv.clear(); totHi.clear(); totLo.clear(); decEv.clear()
+      keyEv.clear(); totEv.clear(); decEv.clear()
       pendingTop = 0L
       var j = 0
       while (j < xs.length) {
@@ -167,14 +175,20 @@ private[frequent] object FrequentFold {
       while (e < sc.end) {
         val ts = sc.ets(e); val span = sc.espan(e); val w = sc.ew(e)
         if (sc.ekey(e) == Total) {
-          if (ts > b) cTH += w else { totHi.add(0, ts, w); sTH += w }
-          if (span > b) cTL += w else if (span > a) { totLo.add(0, span, w); sTL += w }
+          if (span == ts && ts <= b && span > a) { totEv.add(0, ts, w, Both); sTH += w; sTL += w }
+          else {
+            if (ts > b) cTH += w else { totEv.add(0, ts, w, Hi); sTH += w }
+            if (span > b) cTL += w else if (span > a) { totEv.add(0, span, w, Lo); sTL += w }
+          }
           val dec = sc.edec(e)
-          if (dec > 0) { if (ts > b) cD += dec else { decEv.add(0, ts, dec); sD += dec } }
+          if (dec > 0) { if (ts > b) cD += dec else { decEv.add(0, ts, dec, Hi); sD += dec } }
         } else if (keys) {
           val o = outId(j, sc.ekey(e)); touch(o)
-          if (ts > b) cHi(o) += w else { hiEv.add(o, ts, w); sHi(o) += w }
-          if (span > b) cLo(o) += w else if (span > a) { loEv.add(o, span, w); sLo(o) += w }
+          if (span == ts && ts <= b && span > a) { keyEv.add(o, ts, w, Both); sHi(o) += w; sLo(o) += w }
+          else {
+            if (ts > b) cHi(o) += w else { keyEv.add(o, ts, w, Hi); sHi(o) += w }
+            if (span > b) cLo(o) += w else if (span > a) { keyEv.add(o, span, w, Lo); sLo(o) += w }
+          }
         }
         e += 1
       }
@@ -185,34 +199,34 @@ private[frequent] object FrequentFold {
           val w = sc.rW(r)
           if (w > 0 && last > a) {
             val o = outId(j, sc.rKey(r)); touch(o)
-            if (last > b) cHi(o) += w else { hiEv.add(o, last, w); sHi(o) += w }
+            if (last > b) cHi(o) += w else { keyEv.add(o, last, w, Hi); sHi(o) += w }
             val span = sc.rSpan(r)
-            if (span > b) cLo(o) += w else if (span > a) { loEv.add(o, span, w); sLo(o) += w }
+            if (span > b) cLo(o) += w else if (span > a) { keyEv.add(o, span, w, Lo); sLo(o) += w }
           }
           r += 1
         }
       }
       if (sc.totR > 0 && last > a) {
         val w = sc.totR
-        if (last > b) cTH += w else { totHi.add(0, last, w); sTH += w }
-        if (sc.totSpan > b) cTL += w else if (sc.totSpan > a) { totLo.add(0, sc.totSpan, w); sTL += w }
+        if (last > b) cTH += w else { totEv.add(0, last, w, Hi); sTH += w }
+        if (sc.totSpan > b) cTL += w else if (sc.totSpan > a) { totEv.add(0, sc.totSpan, w, Lo); sTL += w }
       }
-      if (cTH > 0) totHi.add(0, b, cTH)
-      if (cTL > 0) totLo.add(0, b, cTL)
-      if (cD > 0) { if (b == Long.MaxValue) pendingTop += cD else decEv.add(0, b, cD) }
+      if (cTH > 0) totEv.add(0, b, cTH, Hi)
+      if (cTL > 0) totEv.add(0, b, cTL, Lo)
+      if (cD > 0) { if (b == Long.MaxValue) pendingTop += cD else decEv.add(0, b, cD, Hi) }
       if (!bottom) {
-        if (cTH + sTH > 0) totHi.add(0, a, -(cTH + sTH))
-        if (cTL + sTL > 0) totLo.add(0, a, -(cTL + sTL))
-        if (cD + sD > 0) decEv.add(0, a, -(cD + sD))
+        if (cTH + sTH > 0) totEv.add(0, a, -(cTH + sTH), Hi)
+        if (cTL + sTL > 0) totEv.add(0, a, -(cTL + sTL), Lo)
+        if (cD + sD > 0) decEv.add(0, a, -(cD + sD), Hi)
       }
       var t = 0
       while (t < nTouched) {
         val o = touched(t)
-        if (cHi(o) > 0) hiEv.add(o, b, cHi(o))
-        if (cLo(o) > 0) loEv.add(o, b, cLo(o))
+        if (cHi(o) > 0) keyEv.add(o, b, cHi(o), Hi)
+        if (cLo(o) > 0) keyEv.add(o, b, cLo(o), Lo)
         if (!bottom) {
-          if (cHi(o) + sHi(o) > 0) hiEv.add(o, a, -(cHi(o) + sHi(o)))
-          if (cLo(o) + sLo(o) > 0) loEv.add(o, a, -(cLo(o) + sLo(o)))
+          if (cHi(o) + sHi(o) > 0) keyEv.add(o, a, -(cHi(o) + sHi(o)), Hi)
+          if (cLo(o) + sLo(o) > 0) keyEv.add(o, a, -(cLo(o) + sLo(o)), Lo)
         }
         cHi(o) = 0; cLo(o) = 0; sHi(o) = 0; sLo(o) = 0
         t += 1
@@ -225,13 +239,14 @@ private[frequent] object FrequentFold {
       * start (down to the domain's bottom). Negative sums count as 0.
       */
     private def steps(ev: Events, from: Int, until: Int, upper: Boolean, st: Steps): Unit = {
+      val bound = if (upper) Hi else Lo
       st.clear()
       // sums at each distinct time, newest first
       var acc = 0L
       var i = until - 1
       while (i >= from) {
         val t = ev.time(i)
-        while (i >= from && ev.time(i) == t) { acc += ev.delta(i); i -= 1 }
+        while (i >= from && ev.time(i) == t) { if ((ev.key(i) & bound) != 0) acc += ev.delta(i); i -= 1 }
         st.add(t, math.max(acc, 0L))
       }
       if (!upper) {
@@ -298,8 +313,8 @@ private[frequent] object FrequentFold {
     /** The totals' monotone lower bound over starts > `low`: (times, values), newest first. */
     def lowerTotals(low: Long): (Array[Long], Array[Long]) = {
       collect(low, keys = false, single = false)
-      totLo.sortByTime(0, totLo.n)
-      steps(totLo, 0, totLo.n, upper = false, loSteps)
+      totEv.sortByTime(0, totEv.n)
+      steps(totEv, 0, totEv.n, upper = false, loSteps)
       (java.util.Arrays.copyOf(loSteps.time, loSteps.n), java.util.Arrays.copyOf(loSteps.end, loSteps.n))
     }
 
@@ -310,28 +325,28 @@ private[frequent] object FrequentFold {
       val floorSpan = if (low == Long.MinValue) out.firstTs else math.max(low, out.firstTs)
       // keys
       val nk = keyCount
-      val hs = hiEv.sortByKeyThenTime(nk); val ls = loEv.sortByKeyThenTime(nk)
+      val ks = keyEv.sortByKeyThenTime(nk)
       var rest = 0L
       var k = 0
       while (k < nk) {
-        if (hs(k + 1) > hs(k)) {
-          steps(hiEv, hs(k), hs(k + 1), upper = true, hiSteps)
-          steps(loEv, ls(k), ls(k + 1), upper = false, loSteps)
+        if (ks(k + 1) > ks(k)) {
+          steps(keyEv, ks(k), ks(k + 1), upper = true, hiSteps)
+          steps(keyEv, ks(k), ks(k + 1), upper = false, loSteps)
           if (hiSteps.units > 0) rest = math.max(rest, blocks(k, bs, floorSpan, keepRest = false))
         }
         k += 1
       }
       // totals
       val tFirst = on
-      totHi.sortByTime(0, totHi.n)
-      totLo.sortByTime(0, totLo.n)
-      steps(totHi, 0, totHi.n, upper = true, hiSteps)
-      steps(totLo, 0, totLo.n, upper = false, loSteps)
+      totEv.sortByTime(0, totEv.n)
+      steps(totEv, 0, totEv.n, upper = true, hiSteps)
+      steps(totEv, 0, totEv.n, upper = false, loSteps)
       if (hiSteps.units > 0) blocks(Total, bs, floorSpan, keepRest = true)
       val tEnd = on // total entries [tFirst, tEnd), times non-increasing
       // the decrement bound: largest value at a later start, its steps on total entries of their time
       decEv.sortByTime(0, decEv.n)
-      var acc = 0L; var mx = 0L; var pending = pendingTop
+      var acc = 0L; var mx = 0L
+      val pending = pendingTop
       var groupTs = Long.MinValue; var groupDec = 0L; var groupSlack = 0L
       def place(): Unit = if (groupDec > 0) {
         var lo = tFirst; var hi = tEnd // first total entry with time <= groupTs (times non-increasing)

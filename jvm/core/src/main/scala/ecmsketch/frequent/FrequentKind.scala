@@ -7,7 +7,8 @@ import ecmsketch.core.{ByteReader, ByteWriter, CellKind, Codec, FunctionSpec, In
 
 /** The frequent-items sketch (sketch kind 9, docs/design/windowed-top-k.md "Encoding"): cell kind 0,
   * then body version, key type, the plan (q, k), the keys in ascending order, and per scale its
-  * drop mark, total residual, pending decrement, partial counts and entries. Timestamps are varint
+  * drop mark, total residual, pending decrement, partial counts, totals flag (body version 2: 1 when
+  * the total entries are one per key entry and left out) and entries. Timestamps are varint
   * offsets (entries from the previous entry, the first from the first timestamp; spans and partial
   * counts back from their entry or the last timestamp). Entries of one timestamp are in canonical
   * order (totals first, then by key, span, weight, decrement), so a sketch has one encoding. Every

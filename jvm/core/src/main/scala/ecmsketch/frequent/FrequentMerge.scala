@@ -4,7 +4,9 @@ import scala.collection.mutable
 
 import ecmsketch.core.{SketchException, Windows}
 
-/** Merges of frequent-items sketches (docs/design/windowed-top-k.md, "Merges"). Scale l of the merge
+/** Merges of frequent-items sketches (docs/design/windowed-top-k.md, "Merges across sites"). Inputs
+  * whose times overlap are folded ([[FrequentFold]]) unless their plan is body version 1's; the rest
+  * (time-disjoint roll-ups, and sketches of body version 1) merge as follows. Scale l of the merge
   * keeps the last q * 2^l units of the merged weight: it cuts at the newest timestamp `cut` after
   * which the inputs' total entries hold that much, and takes from each input the entries after
   * `cut` of the input's finest scale that holds them all. Entries keep their spans, so every
