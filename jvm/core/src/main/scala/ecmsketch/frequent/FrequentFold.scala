@@ -154,15 +154,15 @@ private[frequent] object FrequentFold {
           while (i < s.scales.size - 1 && s.scales(i).dropped > low) i += 1
           piece(j, s, s.scales(i), low, Long.MaxValue, bottom = true, keys)
         } else {
-        var top = Long.MaxValue // the pieces: scale i answers the starts in (max(B_i, low), min over finer B]
-        var i = 0
-        while (i < s.scales.size && top > low) {
-          val sc = s.scales(i)
-          val bottom = math.max(sc.dropped, low)
-          if (bottom < top) piece(j, s, sc, bottom, top, bottom == low, keys)
-          if (sc.dropped < top) top = sc.dropped
-          i += 1
-        }
+          var top = Long.MaxValue // the pieces: scale i answers the starts in (max(B_i, low), min over finer B]
+          var i = 0
+          while (i < s.scales.size && top > low) {
+            val sc = s.scales(i)
+            val bottom = math.max(sc.dropped, low)
+            if (bottom < top) piece(j, s, sc, bottom, top, bottom == low, keys)
+            if (sc.dropped < top) top = sc.dropped
+            i += 1
+          }
         }
         j += 1
       }
