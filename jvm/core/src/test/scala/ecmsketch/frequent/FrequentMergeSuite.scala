@@ -56,7 +56,7 @@ class FrequentMergeSuite extends AnyFunSuite {
     assert(sizes.last <= 1.5 * sizes.head, s"a fold of 33 sites holds about what a fold of 2 holds: $sizes")
   }
 
-  test("folds of folds: random trees over shuffled partitions, weighted rows and bursts, depth 1 to 4") {
+  test("folds of folds: random trees over shuffled partitions, weighted rows and bursts, depth 1 to 3") {
     val r = new Random(45L)
     (0 until 12).foreach { trial =>
       val rows = zipf(12000, 1500, 0.9 + r.nextDouble() * 0.4, r.nextInt(3), 46L + trial, weights = trial % 2 == 0)
