@@ -15,6 +15,11 @@ final class FrequentOps(factory: () => FrequentSketch, val keyType: Int, val slo
   SketchException.require(FreqKeys.isBytes(keyType) == (slots != null), "string and binary keys need key slots")
 
   def create(): FrequentSketch = factory()
+  /** Late rows up to as many as the rows taken (at most [[ecmsketch.ingest.Ingest.MaxLate]]): a run
+    * of fewer rows than about 2q holds an entry per row (two on scale 0 before encoding), so it
+    * saves no memory over the rows, and every side run more is one more input each fold reads.
+    */
+  override def lateShift: Int = 0
   def add(s: FrequentSketch, bits: Long, ts: Long, v: Long): Unit =
     if (slots == null) s.addBits(keyType, bits, ts, v) else s.addBytes(slots.take(bits), keyType, ts, v)
   def merge(xs: Seq[FrequentSketch]): FrequentSketch = FrequentKind.mergeSameStream(xs)

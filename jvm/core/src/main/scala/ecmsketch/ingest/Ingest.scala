@@ -30,6 +30,11 @@ trait SketchOps[S <: WindowSketch] extends Serializable {
   def finish(xs: Seq[S]): S = mergeRuns(xs)
   /** Whether merges add no error (randomized waves): side runs may then be merged early. */
   def lossless: Boolean = false
+  /** An ingest that has taken `seen` rows collects up to seen >>> lateShift late rows before it
+    * builds a side run ([[Ingest.lateCapacity]]): a quarter by default; kinds whose runs hold about
+    * as much as their rows may collect more, for fewer runs to merge.
+    */
+  def lateShift: Int = 2
   /** Whether runs take an event-id salt ([[setEventSalt]]: sketches with randomized-wave cells). */
   def eventSalted: Boolean = false
   /** Sets the event-id salt of a new run (docs/design/rwave.md, "Event ids"). */
@@ -209,7 +214,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
     _late += 1
     if (lateTs == null) { lateTs = new Array[Long](InitialBuffer); lateFp = new Array[Long](InitialBuffer); lateV = new Array[Long](InitialBuffer) }
     if (lateN == lateTs.length) {
-      val cap = lateCapacity(seen)
+      val cap = lateCapacity(seen, ops.lateShift)
       if (lateN < cap) {
         val c = math.min(cap, lateN * 2)
         lateTs = java.util.Arrays.copyOf(lateTs, c); lateFp = java.util.Arrays.copyOf(lateFp, c); lateV = java.util.Arrays.copyOf(lateV, c)
@@ -400,7 +405,7 @@ object Ingest {
     * of its rows, at least [[MinLate]], at most [[MaxLate]], so that many small groups (GROUP BY)
     * hold late buffers in proportion to their rows (docs/design/rows-in-any-order.md, "Rows in any order").
     */
-  def lateCapacity(seen: Long): Int = math.max(MinLate.toLong, math.min(MaxLate.toLong, seen >>> 2)).toInt
+  def lateCapacity(seen: Long, shift: Int = 2): Int = math.max(MinLate.toLong, math.min(MaxLate.toLong, seen >>> shift)).toInt
 
   /** Reads a bundle written by [[Ingest.serialize]] into a fresh ingest (runs stay as bytes). Bad
     * bytes fail with a SketchException starting "corrupt partial aggregate: ".
