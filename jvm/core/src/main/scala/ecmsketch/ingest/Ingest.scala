@@ -401,9 +401,10 @@ object Ingest {
   /** Bundle version of a checksummed bundle whose runs all have the aggregate's plan. */
   final val ChecksumVersion = 3
 
-  /** Late rows an ingest that has taken `seen` rows collects before building a side run: a quarter
-    * of its rows, at least [[MinLate]], at most [[MaxLate]], so that many small groups (GROUP BY)
-    * hold late buffers in proportion to their rows (docs/design/rows-in-any-order.md, "Rows in any order").
+  /** Late rows an ingest that has taken `seen` rows collects before building a side run: seen >>>
+    * `shift` (a quarter of its rows by default, [[SketchOps.lateShift]]), at least [[MinLate]], at
+    * most [[MaxLate]], so that many small groups (GROUP BY) hold late buffers in proportion to their
+    * rows (docs/design/rows-in-any-order.md, "Rows in any order").
     */
   def lateCapacity(seen: Long, shift: Int = 2): Int = math.max(MinLate.toLong, math.min(MaxLate.toLong, seen >>> shift)).toInt
 
