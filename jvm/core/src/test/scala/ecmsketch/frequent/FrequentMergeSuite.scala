@@ -56,6 +56,61 @@ class FrequentMergeSuite extends AnyFunSuite {
     assert(sizes.last <= 1.5 * sizes.head, s"a fold of 33 sites holds about what a fold of 2 holds: $sizes")
   }
 
+  test("a fold's steps, checked against its inputs and exact counts at every start of every scale") {
+    // docs/design/windowed-top-k.md, "Folds": (1) a scale l >= 1 serves only starts with n(t0) >= q 2^l / 2;
+    // (2) an input's chosen scale l_j >= 1 has lambda < 2 n_j(B_l + 1) / (q - 1) (unit rows);
+    // (3) the fold's bounds hold the exact counts; (4) a key's width (upper - lower) grows by at most
+    // 3 (b - 1) + lambda / 4 over the sum of the inputs' widths, the total's by 2 (b - 1)
+    val r = new Random(56L)
+    (0 until 8).foreach { trial =>
+      val m = 2 + r.nextInt(5)
+      val base = zipf(6000, 40, 1.0, r.nextInt(3), 57L + trial)
+      val rows = base.zipWithIndex.map { case (x, i) => if (i % 4 == 0) x.copy(key = 1000L + i) else x } // many keys seen once
+      val window = 100000L
+      val levels = 1 + r.nextInt(2)
+      val sites = split(rows, m, 58L + trial).map(p => build(p, window, 0.2, levels))
+      val inputs = if (trial % 2 == 0) sites else sites.grouped(2).map(g => FrequentSketch.merge(g)).toSeq
+      val f = FrequentSketch.merge(inputs)
+      assert(f.mergeDepth >= 1)
+      val siteRows = split(rows, m, 58L + trial)
+      val exact = oracle(rows)
+      val keys = rows.map(_.key).distinct.take(60) :+ -1L
+      val starts = rows.map(_.ts).distinct.flatMap(t => Seq(t, t + 1)).distinct
+      val q = f.plan.q
+      f.scales.zipWithIndex.foreach { case (out, l) =>
+        val lambda = 1L << l
+        val b = FrequentFold.blockSize(l)
+        val low = out.dropped
+        val chosen = inputs.map { s => var i = 0; while (i < s.scales.size - 1 && s.scales(i).dropped > low) i += 1; i }
+        if (trial % 2 == 0) inputs.indices.foreach { j => // (2): inputs of one stream each
+          if (chosen(j) >= 1) {
+            val nj = siteRows(j).filter(_.ts > low).map(_.w).sum
+            assert((1L << chosen(j)) < 2.0 * nj / (q - 1), s"trial $trial scale $l input $j: scale ${chosen(j)} for n_j $nj")
+          }
+        }
+        starts.filter(t0 => t0 > low && (l == 0 || t0 <= f.scales(l - 1).dropped)).foreach { t0 =>
+          val n = exact.after(t0 - 1)
+          if (l >= 1) assert(n >= q * lambda / 2, s"trial $trial scale $l start $t0: n $n < q lambda / 2") // (1)
+          val (lo, hi, d) = out.totals(t0)
+          assert(lo <= n && n <= hi, s"trial $trial scale $l start $t0: n $n outside [$lo, $hi]") // (3)
+          val ins = inputs.indices.map(j => inputs(j).scales(chosen(j)).totals(t0))
+          assert(hi - lo <= ins.map(x => x._2 - x._1).sum + 2 * (b - 1), s"trial $trial scale $l start $t0: total width") // (4)
+          keys.foreach { k =>
+            val f0 = exact.after(t0 - 1, Some(k))
+            val (klo, khi) = if (f.dict.findLong(k) < 0) (0L, 0L) else out.keyBound(f.dict.findLong(k), t0)
+            assert(klo <= f0 && f0 <= khi + d, s"trial $trial scale $l start $t0 key $k: $f0 outside [$klo, ${khi + d}]")
+            val inWidth = inputs.indices.map { j =>
+              val s = inputs(j); val sc = s.scales(chosen(j)); val id = s.dict.findLong(k)
+              val (a, z) = if (id < 0) (0L, 0L) else sc.keyBound(id, t0)
+              z + ins(j)._3 - a
+            }.sum
+            assert(khi + d - klo <= inWidth + 3 * (b - 1) + lambda / 4, s"trial $trial scale $l start $t0 key $k: width ${khi + d - klo} over inputs' $inWidth, b $b")
+          }
+        }
+      }
+    }
+  }
+
   test("folds of folds: random trees over shuffled partitions, weighted rows and bursts, depth 1 to 3") {
     val r = new Random(45L)
     (0 until 12).foreach { trial =>
