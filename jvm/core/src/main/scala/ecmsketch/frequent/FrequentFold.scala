@@ -72,7 +72,7 @@ private[frequent] object FrequentFold {
       * counting sort by key): key k holds [start(k), start(k + 1)) of the returned array.
       */
     def sortByKeyThenTime(keys: Int): Array[Int] = {
-      sortByTime(0, n)
+      sortByTime()
       val start = new Array[Int](keys + 2)
       var i = 0
       while (i < n) { start((key(i) >> 2).toInt + 2) += 1; i += 1 }
@@ -89,10 +89,7 @@ private[frequent] object FrequentFold {
       start
     }
     /** Sorts all events by time (a stable radix sort of the timestamps' range). */
-    def sortByTime(from: Int, until: Int): Unit = {
-      require(from == 0 && until == n)
-      RadixSort.sortByTs(time, key, delta, n)
-    }
+    def sortByTime(): Unit = RadixSort.sortByTs(time, key, delta, n)
   }
 
   /** A monotone bound as steps, newest first: units (end(i - 1), end(i)] have time(i). */
@@ -313,7 +310,7 @@ private[frequent] object FrequentFold {
     /** The totals' monotone lower bound over starts > `low`: (times, values), newest first. */
     def lowerTotals(low: Long): (Array[Long], Array[Long]) = {
       collect(low, keys = false, single = false)
-      totEv.sortByTime(0, totEv.n)
+      totEv.sortByTime()
       steps(totEv, 0, totEv.n, upper = false, loSteps)
       (java.util.Arrays.copyOf(loSteps.time, loSteps.n), java.util.Arrays.copyOf(loSteps.end, loSteps.n))
     }
@@ -338,13 +335,13 @@ private[frequent] object FrequentFold {
       }
       // totals
       val tFirst = on
-      totEv.sortByTime(0, totEv.n)
+      totEv.sortByTime()
       steps(totEv, 0, totEv.n, upper = true, hiSteps)
       steps(totEv, 0, totEv.n, upper = false, loSteps)
       if (hiSteps.units > 0) blocks(Total, bs, floorSpan, keepRest = true)
       val tEnd = on // total entries [tFirst, tEnd), times non-increasing
       // the decrement bound: largest value at a later start, its steps on total entries of their time
-      decEv.sortByTime(0, decEv.n)
+      decEv.sortByTime()
       var acc = 0L; var mx = 0L
       val pending = pendingTop
       var groupTs = Long.MinValue; var groupDec = 0L; var groupSlack = 0L
