@@ -99,12 +99,12 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
   }
 
   /** Unsigned offset `d` from `prev` that must not pass `last`. */
-  private def advance(prev: Long, d: Long, last: Long, what: String): Long = {
+  private def advance(prev: Long, d: Long, last: Long, what: => String): Long = {
     if (java.lang.Long.compareUnsigned(d, last - prev) > 0) corrupt(s"$what lies after the last timestamp")
     prev + d
   }
 
-  private def readValue(in: ByteReader, what: String): Double = {
+  private def readValue(in: ByteReader, what: => String): Double = {
     val v = in.getDouble(what)
     if (v.isNaN) corrupt(s"$what is NaN")
     if (v == 0.0 && java.lang.Double.doubleToRawLongBits(v) != 0L) corrupt(s"$what is -0.0 (not canonical)")
@@ -122,7 +122,7 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
     val nb = in.getVarIn(s"bucket count of run $k", 0, in.remaining.toLong).toInt
     var prev = h.firstTs
     val buckets = Array.tabulate(nb) { i =>
-      val what = s"bucket $i of run $k"
+      def what = s"bucket $i of run $k"
       val tStart = advance(prev, in.getVarLong(s"start of $what"), h.lastTs, s"the start of $what")
       val tEnd = advance(tStart, in.getVarLong(s"span of $what"), h.lastTs, s"the end of $what")
       if (tEnd < windowLo) corrupt(s"$what ends before the window (not canonical)")
