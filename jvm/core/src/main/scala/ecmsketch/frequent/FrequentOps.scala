@@ -20,6 +20,10 @@ final class FrequentOps(factory: () => FrequentSketch, val keyType: Int, val slo
     * saves no memory over the rows, and every side run more is one more input each fold reads.
     */
   override def lateShift: Int = 0
+  /** For the same reason, rows wait in the reorder buffer up to [[ecmsketch.ingest.Ingest.MaxLate]]:
+    * a partition's rows of one group, up to that many, make one run whatever their order.
+    */
+  override def bufferRows: Int = ecmsketch.ingest.Ingest.MaxLate
   def add(s: FrequentSketch, bits: Long, ts: Long, v: Long): Unit =
     if (slots == null) s.addBits(keyType, bits, ts, v) else s.addBytes(slots.take(bits), keyType, ts, v)
   def merge(xs: Seq[FrequentSketch]): FrequentSketch = FrequentKind.mergeSameStream(xs)

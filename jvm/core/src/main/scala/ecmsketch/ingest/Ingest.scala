@@ -35,6 +35,11 @@ trait SketchOps[S <: WindowSketch] extends Serializable {
     * as much as their rows may collect more, for fewer runs to merge.
     */
   def lateShift: Int = 2
+  /** Rows the reorder buffer holds before its older half goes into the main run: [[Ingest.MaxBuffer]]
+    * by default. Kinds whose runs hold about as much as their rows may hold up to [[Ingest.MaxLate]],
+    * so that up to that many rows of a group in a partition, in any order, make a single run.
+    */
+  def bufferRows: Int = Ingest.MaxBuffer
   /** Whether runs take an event-id salt ([[setEventSalt]]: sketches with randomized-wave cells). */
   def eventSalted: Boolean = false
   /** Sets the event-id salt of a new run (docs/design/rwave.md, "Event ids"). */
@@ -74,7 +79,7 @@ object SketchOps {
 
 /** Builds a sketch from rows in any order (docs/design/rows-in-any-order.md, "Rows in any order").
   *
-  *  - A reorder buffer (up to [[Ingest.MaxBuffer]] rows) absorbs local disorder: when full it is
+  *  - A reorder buffer (up to [[SketchOps.bufferRows]] rows) absorbs local disorder: when full it is
   *    sorted by timestamp and its older half goes into the main run, so input whose disorder spans
   *    less than half the buffer reaches the main run in order and costs no extra error.
   *  - Rows older than the main run's last timestamp ("late" rows) are collected (up to
@@ -165,7 +170,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
     seen += 1
     // Make room first: a flush advances the main run, which decides whether this row is late.
     if (n == bufTs.length) {
-      if (n < MaxBuffer) grow() else flushOlderHalf()
+      if (n < ops.bufferRows) grow() else flushOlderHalf()
     }
     if (main != null && ts < main.lastTs) addLate(fp, ts, v)
     else { bufTs(n) = ts; bufFp(n) = fp; bufV(n) = v; n += 1 }
@@ -173,7 +178,7 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
   }
 
   private def grow(): Unit = {
-    val c = math.min(MaxBuffer, bufTs.length * 2)
+    val c = math.min(ops.bufferRows, bufTs.length * 2)
     bufTs = java.util.Arrays.copyOf(bufTs, c); bufFp = java.util.Arrays.copyOf(bufFp, c); bufV = java.util.Arrays.copyOf(bufV, c)
   }
 

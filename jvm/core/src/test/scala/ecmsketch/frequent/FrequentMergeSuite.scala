@@ -171,19 +171,34 @@ class FrequentMergeSuite extends AnyFunSuite {
     }
   }
 
-  test("rows in any order through the ingest: late rows up to as many as taken make one side run") {
-    // a run of fewer rows than about 2q holds an entry per row: the ingest keeps the late rows
-    // instead of building side runs of a quarter of the rows taken, so a fold reads fewer inputs
+  test("rows in any order through the ingest: up to 2^20 rows of a group make one run") {
+    // a run of fewer rows than about 2q holds an entry per row: the ingest keeps the rows in its
+    // reorder buffer instead of starting a main run and a side run of late rows
     val rows = zipf(300000, 5000, 1.1, 1, 53L)
     val window = 400000L
     val ops = new FrequentOps(() => FrequentSketch.create(spec(window), 0.02, 1), FreqKeys.BigInt, null)
     val g = new ecmsketch.ingest.Ingest(ops, window)
     new Random(54L).shuffle(rows).foreach(x => g.add(x.key, x.ts, x.w))
     val s = g.result()
-    assert(g.late > 200000 && g.sideRunCount == 1, (g.late, g.sideRunCount))
-    assert(s.mergeDepth == 1 && s.errorBound <= 0.02)
+    assert(g.late == 0 && g.sideRunCount == 0, (g.late, g.sideRunCount))
+    assert(s.mergeDepth == 0 && s.errorBound <= 0.02)
     val now = rows.map(_.ts).max
     check(s, oracle(rows), window, now, ranges(rows, window, now, 15, 55L))
+  }
+
+  test("beyond 2^20 rows, late rows up to as many as taken make one side run") {
+    val n = ecmsketch.ingest.Ingest.MaxLate + 250000
+    val r = new Random(56L)
+    // one row per timestamp, Zipf-like keys, in no order
+    val rows = (0 until n).map(i => Row((math.pow(1.0 - r.nextDouble(), -1.0 / 1.1).toLong - 1) % 5000, i + 1L, 1L))
+    val window = 2000000L
+    val ops = new FrequentOps(() => FrequentSketch.create(spec(window), 0.02, 1), FreqKeys.BigInt, null)
+    val g = new ecmsketch.ingest.Ingest(ops, window)
+    new Random(57L).shuffle(rows).foreach(x => g.add(x.key, x.ts, x.w))
+    val s = g.result()
+    assert(g.late > 0 && g.sideRunCount == 1, (g.late, g.sideRunCount))
+    assert(s.mergeDepth == 1 && s.errorBound <= 0.02)
+    check(s, oracle(rows), window, n.toLong, ranges(rows, window, n.toLong, 10, 58L))
   }
 
   test("a merge tree of 8 sites (depth 3) holds the bound of depth 3") {
