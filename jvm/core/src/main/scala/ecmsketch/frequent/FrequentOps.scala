@@ -1,6 +1,7 @@
 package ecmsketch.frequent
 
 import ecmsketch.core.{Codec, SketchException}
+import ecmsketch.hash.Hashing
 import ecmsketch.ingest.SketchOps
 
 /** How the ingest layer builds frequent-items sketches from rows in any order. A row reaches
@@ -25,50 +26,114 @@ final class FrequentOps(factory: () => FrequentSketch, val keyType: Int, val slo
     */
   override def bufferRows: Int = ecmsketch.ingest.Ingest.MaxLate
   def add(s: FrequentSketch, bits: Long, ts: Long, v: Long): Unit =
-    if (slots == null) s.addBits(keyType, bits, ts, v) else s.addBytes(slots.take(bits), keyType, ts, v)
+    if (slots == null) s.addBits(keyType, bits, ts, v)
+    else { val h = slots.hash(bits); s.addBytes(slots.take(bits), h, keyType, ts, v) }
   def merge(xs: Seq[FrequentSketch]): FrequentSketch = FrequentKind.mergeSameStream(xs)
   def encode(s: FrequentSketch): Array[Byte] = Codec.encode(FrequentKind, s)
   def decode(b: Array[Byte]): FrequentSketch = Codec.decodeAs(FrequentKind, b)
 }
 
-/** The bytes of the string or binary keys of the rows an ingest holds, by slot number: a slot is
-  * filled when a row is added ([[put]]) and emptied when the row goes into a run ([[take]]) or is
-  * dropped ([[release]]). Slots are reused, so it holds as many keys as the ingest holds rows.
+/** The bytes of the string or binary keys of the rows an ingest holds, by slot number. Equal keys
+  * share a slot, which counts the rows that hold it: [[put]] finds or fills the slot of a key, and
+  * [[take]] (the row went into a run) or [[release]] (the row was dropped) gives one row's hold back,
+  * emptying the slot with its last row. So it holds each distinct key of the rows it holds once,
+  * and a run built from the rows finds a key's bytes and hash in a few hot slots rather than one
+  * array per row.
   */
 final class KeySlots {
   private var keys = new Array[Array[Byte]](64)
+  private var hashes = new Array[Long](64)
+  private var holds = new Array[Int](64)
   private var free = new Array[Int](64)
   private var freeN = 0
   private var used = 0
+  private var live = 0
+  // open addressing, linear probing: slot + 1, 0 empty
+  private var table = new Array[Int](128)
 
-  /** A slot holding `key` (the array is kept, not copied). */
+  @inline private def home(h: Long, mask: Int): Int = (h >>> 40).toInt & mask
+
+  /** The slot of `key` with one more row holding it (the array is kept, not copied, when the key is new). */
   def put(key: Array[Byte]): Long = {
+    val h = Hashing.fingerprintBytes(key)
+    val mask = table.length - 1
+    var i = home(h, mask)
+    while (table(i) != 0) {
+      val s = table(i) - 1
+      if (hashes(s) == h && java.util.Arrays.equals(keys(s), key)) { holds(s) += 1; return s.toLong }
+      i = (i + 1) & mask
+    }
     val slot =
       if (freeN > 0) { freeN -= 1; free(freeN) }
       else {
-        if (used == keys.length) keys = java.util.Arrays.copyOf(keys, used * 2)
+        if (used == keys.length) {
+          val c = used * 2
+          keys = java.util.Arrays.copyOf(keys, c); hashes = java.util.Arrays.copyOf(hashes, c); holds = java.util.Arrays.copyOf(holds, c)
+        }
         used += 1
         used - 1
       }
-    keys(slot) = key
+    keys(slot) = key; hashes(slot) = h; holds(slot) = 1
+    table(i) = slot + 1
+    live += 1
+    if (live * 2 > table.length) rehash(table.length * 2)
     slot.toLong
   }
 
-  /** The key of `slot`, which is emptied. */
+  /** The key of `slot`, which one row fewer holds (emptied with its last row). */
   def take(slot: Long): Array[Byte] = {
     val i = slot.toInt
-    val k = keys(i)
+    val k = if (i >= 0 && i < used) keys(i) else null
     if (k == null) throw new IllegalStateException(s"key slot $slot is empty")
-    keys(i) = null
-    if (freeN == free.length) free = java.util.Arrays.copyOf(free, freeN * 2)
-    free(freeN) = i
-    freeN += 1
+    holds(i) -= 1
+    if (holds(i) == 0) remove(i)
     k
   }
 
-  /** Empties `slot` (its row was dropped). */
+  /** The hash of the key of `slot` ([[Hashing.fingerprintBytes]]), read before [[take]]. */
+  def hash(slot: Long): Long = hashes(slot.toInt)
+
+  /** Gives back a hold of `slot` (its row was dropped). */
   def release(slot: Long): Unit = take(slot)
 
-  /** Keys held. */
-  def size: Int = used - freeN
+  /** Distinct keys held. */
+  def size: Int = live
+
+  private def remove(s: Int): Unit = {
+    val mask = table.length - 1
+    var i = home(hashes(s), mask)
+    while (table(i) != s + 1) i = (i + 1) & mask
+    // backward-shift deletion: move later entries of the probe run into the hole when their home allows
+    var j = i
+    var done = false
+    while (!done) {
+      j = (j + 1) & mask
+      if (table(j) == 0) done = true
+      else {
+        val hj = home(hashes(table(j) - 1), mask)
+        // the entry at j may move to i unless its home lies cyclically in (i, j]
+        if (((j - hj) & mask) >= ((j - i) & mask)) { table(i) = table(j); i = j }
+      }
+    }
+    table(i) = 0
+    keys(s) = null
+    if (freeN == free.length) free = java.util.Arrays.copyOf(free, freeN * 2)
+    free(freeN) = s
+    freeN += 1
+    live -= 1
+  }
+
+  private def rehash(n: Int): Unit = {
+    table = new Array[Int](n)
+    val mask = n - 1
+    var s = 0
+    while (s < used) {
+      if (keys(s) != null) {
+        var i = home(hashes(s), mask)
+        while (table(i) != 0) i = (i + 1) & mask
+        table(i) = s + 1
+      }
+      s += 1
+    }
+  }
 }

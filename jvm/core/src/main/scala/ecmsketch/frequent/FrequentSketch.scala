@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets
 import scala.collection.mutable.ArrayBuffer
 
 import ecmsketch.core.{KeyedSketch, SketchException, WindowSketch, WindowSpec, Windows}
+import ecmsketch.hash.Hashing
 
 /** A frequent value of a range: the key (in the sketch's key type), the estimate (the middle of the
   * certified interval) and the interval [lower, upper] that holds the key's true weight in the range.
@@ -108,9 +109,13 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
   }
 
   /** Adds a STRING or BINARY key (type `t`) whose array the sketch may keep. */
-  private[frequent] def addBytes(b: Array[Byte], t: Int, ts: Long, v: Long): Unit = {
+  private[frequent] def addBytes(b: Array[Byte], t: Int, ts: Long, v: Long): Unit =
+    addBytes(b, Hashing.fingerprintBytes(b), t, ts, v)
+
+  /** [[addBytes]] of a key whose [[Hashing.fingerprintBytes]] is `h`. */
+  private[frequent] def addBytes(b: Array[Byte], h: Long, t: Int, ts: Long, v: Long): Unit = {
     SketchException.require(b.length <= FreqKeys.MaxKeyBytes, s"a frequent-items key must be at most ${FreqKeys.MaxKeyBytes} bytes, got ${b.length}")
-    checkAdd(ts, v); setKeyType(t); addId(dict.idOfBytes(b), ts, v)
+    checkAdd(ts, v); setKeyType(t); addId(dict.idOfBytes(b, h), ts, v)
   }
 
   // Rows not yet given to the scales: they go in batches, scale by scale (each scale's arrays stay

@@ -97,8 +97,10 @@ private[frequent] final class KeyDict(val bytesKeys: Boolean) {
   def idOfLong(v: Long): Int = { val i = probeLong(v); if (table(i) != 0) table(i) - 1 else insert(i, v, v, null) }
 
   /** The id of byte key `b` (kept by reference: the caller must not change it), added if absent. */
-  def idOfBytes(b: Array[Byte]): Int = {
-    val h = Hashing.fingerprintBytes(b)
+  def idOfBytes(b: Array[Byte]): Int = idOfBytes(b, Hashing.fingerprintBytes(b))
+
+  /** [[idOfBytes]] of a key whose [[Hashing.fingerprintBytes]] is `h`. */
+  def idOfBytes(b: Array[Byte], h: Long): Int = {
     val i = probeBytes(b, h)
     if (table(i) != 0) table(i) - 1 else insert(i, h, 0L, b)
   }
