@@ -56,6 +56,8 @@ private[frequent] object FrequentFold {
   private final val Hi = 1
   private final val Lo = 2
   private final val Both = 3
+  /** Stretches of events sorted by insertion before merging. */
+  private final val SmallSort = 24
 
   private final class Events {
     var key = new Array[Long](1024); var time = new Array[Long](1024); var delta = new Array[Long](1024)
@@ -68,11 +70,11 @@ private[frequent] object FrequentFold {
       key(n) = (k.toLong << 2) | bounds; time(n) = t; delta(n) = d; n += 1
     }
     def clear(): Unit = n = 0
-    /** Groups the events by key, each key's in time order (a radix sort by time, then a stable
-      * counting sort by key): key k holds [start(k), start(k + 1)) of the returned array.
+    /** Groups the events by key, each key's in time order (a counting sort by key, then each key's
+      * events sorted by time): key k holds [start(k), start(k + 1)) of the returned array. Events of
+      * one time may come in any order (the bounds sum them).
       */
     def sortByKeyThenTime(keys: Int): Array[Int] = {
-      sortByTime()
       val start = new Array[Int](keys + 2)
       var i = 0
       while (i < n) { start((key(i) >> 2).toInt + 2) += 1; i += 1 }
@@ -86,8 +88,57 @@ private[frequent] object FrequentFold {
         val p = start(kk); start(kk) += 1; t2(p) = time(i); k2(p) = key(i); d2(p) = delta(i); i += 1
       }
       time = t2; key = k2; delta = d2
+      k = 0
+      while (k < keys) { if (start(k + 1) - start(k) > 1) sortRange(start(k), start(k + 1)); k += 1 }
       start
     }
+
+    // scratch of sortRange
+    private var sT = new Array[Long](0); private var sK = new Array[Long](0); private var sD = new Array[Long](0)
+
+    /** Sorts events [from, until) by time: insertion sort of short stretches, merged bottom-up. */
+    private def sortRange(from: Int, until: Int): Unit = {
+      val len = until - from
+      var a = from
+      while (a < until) { insertion(a, math.min(until, a + SmallSort)); a += SmallSort }
+      if (len <= SmallSort) return
+      if (sT.length < len) { sT = new Array[Long](len); sK = new Array[Long](len); sD = new Array[Long](len) }
+      var width = SmallSort
+      while (width < len) {
+        var lo = from
+        while (lo + width < until) {
+          val mid = lo + width; val hi = math.min(until, mid + width)
+          if (time(mid - 1) > time(mid)) mergeRuns(lo, mid, hi)
+          lo = hi
+        }
+        width *= 2
+      }
+    }
+
+    private def insertion(from: Int, until: Int): Unit = {
+      var i = from + 1
+      while (i < until) {
+        val t = time(i); val kk = key(i); val d = delta(i)
+        var j = i - 1
+        while (j >= from && time(j) > t) { time(j + 1) = time(j); key(j + 1) = key(j); delta(j + 1) = delta(j); j -= 1 }
+        time(j + 1) = t; key(j + 1) = kk; delta(j + 1) = d
+        i += 1
+      }
+    }
+
+    /** Merges the sorted [lo, mid) and [mid, hi) through the scratch arrays. */
+    private def mergeRuns(lo: Int, mid: Int, hi: Int): Unit = {
+      val m = mid - lo
+      System.arraycopy(time, lo, sT, 0, m); System.arraycopy(key, lo, sK, 0, m); System.arraycopy(delta, lo, sD, 0, m)
+      var i = 0; var j = mid; var o = lo
+      while (i < m && j < hi) {
+        if (time(j) < sT(i)) { time(o) = time(j); key(o) = key(j); delta(o) = delta(j); j += 1 }
+        else { time(o) = sT(i); key(o) = sK(i); delta(o) = sD(i); i += 1 }
+        o += 1
+      }
+      while (i < m) { time(o) = sT(i); key(o) = sK(i); delta(o) = sD(i); i += 1; o += 1 }
+    }
+
     /** Sorts all events by time (a stable radix sort of the timestamps' range). */
     def sortByTime(): Unit = RadixSort.sortByTs(time, key, delta, n)
   }

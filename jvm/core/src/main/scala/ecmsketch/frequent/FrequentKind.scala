@@ -31,13 +31,39 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
   private def keyIndex(s: FrequentSketch): (Array[Int], Array[Int]) = {
     if (s.dict == null) return (Array.empty, Array.empty)
     val m = s.referencedKeys()
-    val ids = (0 until m.length).filter(m(_)).toArray
-    val sorted = ids.sortWith((a, b) => s.dict.compareKeys(a, b) < 0)
+    var n = 0
+    var i0 = 0
+    while (i0 < m.length) { if (m(i0)) n += 1; i0 += 1 }
+    val sorted = new Array[Int](n)
+    n = 0; i0 = 0
+    while (i0 < m.length) { if (m(i0)) { sorted(n) = i0; n += 1 }; i0 += 1 }
+    sortIds(sorted, new Array[Int](sorted.length), 0, sorted.length, s.dict)
     val index = Array.fill(m.length)(-1)
     var i = 0
     while (i < sorted.length) { index(sorted(i)) = i; i += 1 }
     (sorted, index)
   }
+
+  /** Sorts ids [from, until) by key (a merge sort through `tmp`: no boxing, no comparator object). */
+  private def sortIds(a: Array[Int], tmp: Array[Int], from: Int, until: Int, d: KeyDict): Unit =
+    if (until - from <= 16) {
+      var i = from + 1
+      while (i < until) {
+        val x = a(i); var j = i
+        while (j > from && d.compareKeys(a(j - 1), x) > 0) { a(j) = a(j - 1); j -= 1 }
+        a(j) = x
+        i += 1
+      }
+    } else {
+      val mid = (from + until) >>> 1
+      sortIds(a, tmp, from, mid, d); sortIds(a, tmp, mid, until, d)
+      if (d.compareKeys(a(mid - 1), a(mid)) > 0) {
+        System.arraycopy(a, from, tmp, from, mid - from)
+        var i = from; var j = mid; var o = from
+        while (i < mid && j < until) { if (d.compareKeys(a(j), tmp(i)) < 0) { a(o) = a(j); j += 1 } else { a(o) = tmp(i); i += 1 }; o += 1 }
+        while (i < mid) { a(o) = tmp(i); i += 1; o += 1 }
+      }
+    }
 
   def encodeBody(s: FrequentSketch, out: ByteWriter): Unit = {
     s.flush()
@@ -62,7 +88,9 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
       out.putVarLong(live.size.toLong)
       live.foreach { j => out.putVarLong(index(sc.rKey(j)).toLong); out.putVarLong(sc.rW(j)); out.putVarLong(last - sc.rSpan(j)) }
       // canonical within a timestamp (entries are held in timestamp order)
-      val order = (sc.start until sc.end).toArray
+      val order = new Array[Int](sc.end - sc.start)
+      var o = 0
+      while (o < order.length) { order(o) = sc.start + o; o += 1 }
       var from = 0
       while (from < order.length) {
         var to = from + 1
