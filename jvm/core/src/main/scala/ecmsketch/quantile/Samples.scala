@@ -9,9 +9,45 @@ private[quantile] object Samples {
 
   @inline def less(v1: Double, t1: Long, v2: Double, t2: Long): Boolean = v1 < v2 || (v1 == v2 && t1 < t2)
 
-  /** Sorts vs/ts over [from, until) by (value, timestamp). */
-  def sort(vs: Array[Double], ts: Array[Long], from: Int, until: Int): Unit =
-    if (until - from > 1) quick(vs, ts, from, until - 1)
+  /** Sorts vs/ts over [from, until) by (value, timestamp). Longer stretches sort 64-bit keys instead:
+    * the value rounded to a float (a monotone map) over the position, with java.util.Arrays.sort; the
+    * pairs are then gathered in that order, and each stretch of one float is sorted by (value,
+    * timestamp) where it is not in order already.
+    */
+  def sort(vs: Array[Double], ts: Array[Long], from: Int, until: Int): Unit = {
+    val n = until - from
+    if (n <= 1) return
+    if (n < KeySortMin) { quick(vs, ts, from, until - 1); return }
+    val keys = new Array[Long](n)
+    var i = 0
+    while (i < n) { keys(i) = (floatKey(vs(from + i)).toLong << 32) | i.toLong; i += 1 }
+    java.util.Arrays.sort(keys)
+    val v2 = new Array[Double](n); val t2 = new Array[Long](n)
+    i = 0
+    while (i < n) { val j = from + (keys(i) & 0xFFFFFFFFL).toInt; v2(i) = vs(j); t2(i) = ts(j); i += 1 }
+    System.arraycopy(v2, 0, vs, from, n); System.arraycopy(t2, 0, ts, from, n)
+    // pairs whose values round to one float keep their positions' order: sort them where needed
+    i = 0
+    while (i < n) {
+      var j = i + 1
+      var ordered = true
+      while (j < n && (keys(j) >>> 32) == (keys(i) >>> 32)) {
+        if (less(vs(from + j), ts(from + j), vs(from + j - 1), ts(from + j - 1))) ordered = false
+        j += 1
+      }
+      if (!ordered) quick(vs, ts, from + i, from + j - 1)
+      i = j
+    }
+  }
+
+  /** Stretches shorter than this sort by comparisons of (value, timestamp) pairs. */
+  private final val KeySortMin = 48
+
+  /** A signed 32-bit key in the order of `v`'s float rounding (never NaN): a monotone map of v. */
+  @inline private def floatKey(v: Double): Int = {
+    val b = java.lang.Float.floatToRawIntBits(v.toFloat)
+    if (b < 0) b ^ 0x7FFFFFFF else b
+  }
 
   private def quick(vs: Array[Double], ts: Array[Long], lo0: Int, hi0: Int): Unit = {
     var lo = lo0; var hi = hi0
