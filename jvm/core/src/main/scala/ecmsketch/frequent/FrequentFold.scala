@@ -423,6 +423,7 @@ private[frequent] object FrequentFold {
       while (e < on) { idx(e) = e; e += 1 }
       RadixSort.sortByTs(ts, idx, new Array[Long](on), on)
       val mirror = sc.pendDec == 0L && exact(idx)
+      sc.reserve(on)
       e = 0
       while (e < on) {
         val x = idx(e).toInt

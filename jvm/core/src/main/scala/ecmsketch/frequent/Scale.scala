@@ -86,6 +86,16 @@ private[frequent] final class Scale(val lambda: Long, val k: Int) {
   /** Appends an entry as is (merges and decoding; the caller keeps timestamp order and references). */
   def appendRaw(ts: Long, span: Long, key: Int, w: Long, dec: Long): Unit = append(ts, span, key, w, dec)
 
+  /** Makes room for `more` entries after the last (before [[appendRaw]]s whose number is known). */
+  def reserve(more: Int): Unit = {
+    val need = end.toLong + more
+    if (need > ets.length) {
+      val n = math.min(Int.MaxValue - 8L, math.max(need, ets.length * 2L)).toInt
+      ets = java.util.Arrays.copyOf(ets, n); espan = java.util.Arrays.copyOf(espan, n)
+      ew = java.util.Arrays.copyOf(ew, n); edec = java.util.Arrays.copyOf(edec, n); ekey = java.util.Arrays.copyOf(ekey, n)
+    }
+  }
+
   /** Cuts `c + w` units (c carried since `span`, w arriving at `ts`) into entries of whole blocks:
     * one entry holding the carried units and the new units that complete their blocks (span `span`),
     * one holding the rest of the blocks (all arrived at ts, span ts). Returns the units left over.
