@@ -54,15 +54,23 @@ final class KeySlots {
   @inline private def home(h: Long, mask: Int): Int = (h >>> 40).toInt & mask
 
   /** The slot of `key` with one more row holding it (the array is kept, not copied, when the key is new). */
-  def put(key: Array[Byte]): Long = {
-    val h = Hashing.fingerprintBytes(key)
+  def put(key: Array[Byte]): Long = put(key, 0, key.length, copy = false)
+
+  /** The slot of the key `b[off, off + len)` with one more row holding it; the bytes are copied when
+    * the key is new, so `b` may be reused.
+    */
+  def put(b: Array[Byte], off: Int, len: Int): Long = put(b, off, len, copy = true)
+
+  private def put(b: Array[Byte], off: Int, len: Int, copy: Boolean): Long = {
+    val h = Hashing.xxh64(b, off, len, 0L)
     val mask = table.length - 1
     var i = home(h, mask)
     while (table(i) != 0) {
       val s = table(i) - 1
-      if (hashes(s) == h && java.util.Arrays.equals(keys(s), key)) { holds(s) += 1; return s.toLong }
+      if (hashes(s) == h && java.util.Arrays.equals(keys(s), 0, keys(s).length, b, off, off + len)) { holds(s) += 1; return s.toLong }
       i = (i + 1) & mask
     }
+    val key = if (copy || off != 0 || len != b.length) java.util.Arrays.copyOfRange(b, off, off + len) else b
     val slot =
       if (freeN > 0) { freeN -= 1; free(freeN) }
       else {

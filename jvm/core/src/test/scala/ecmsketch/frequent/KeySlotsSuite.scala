@@ -38,6 +38,19 @@ class KeySlotsSuite extends AnyFunSuite {
     assertThrows[IllegalStateException](slots.take(0L))
   }
 
+  test("a key put from a slice of a reused buffer is copied once, and matches the same key put whole") {
+    val slots = new KeySlots
+    val buf = "xx/p/1yy".getBytes("UTF-8")
+    val a = slots.put(buf, 2, 4)
+    assert(slots.put("/p/1".getBytes("UTF-8")) == a)
+    buf(5) = '9'.toByte // the source is reused: the held key does not change
+    val b = slots.put(buf, 2, 4)
+    assert(b != a && slots.size == 2)
+    assert(new String(slots.take(a), "UTF-8") == "/p/1" && new String(slots.take(b), "UTF-8") == "/p/9")
+    assert(slots.hash(a) == ecmsketch.hash.Hashing.fingerprintBytes("/p/1".getBytes("UTF-8")))
+    assert(new String(slots.take(a), "UTF-8") == "/p/1" && slots.size == 0)
+  }
+
   test("a slot's hash is the key's fingerprint, and a released slot is reused") {
     val slots = new KeySlots
     val a = slots.put("a".getBytes("UTF-8"))

@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow
 import org.apache.spark.sql.catalyst.expressions.aggregate.ImperativeAggregate
 import org.apache.spark.sql.catalyst.util.GenericArrayData
 import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.UTF8String
 
 import ecmsketch.core.{SketchException, SketchKind, WindowSketch}
@@ -59,16 +60,17 @@ case class TopKAgg(key: Expression, ts: Expression, window: Expression, epsilon:
         val k = key.eval(input)
         if (k != null) keyType match {
           case FreqKeys.Str | FreqKeys.Binary =>
-            // the slot keeps the array: a string's own backing array (getBytes returns it when the string
-            // fills it) is copied, since a source may reuse it
-            val b = k match {
-              case u: UTF8String => val a = u.getBytes; if (a eq u.getBaseObject) a.clone() else a
-              case a => a.asInstanceOf[Array[Byte]]
-            }
-            if (b.length > FreqKeys.MaxKeyBytes)
-              throw new SketchException(s"a key must be at most ${FreqKeys.MaxKeyBytes} bytes, got ${b.length}")
+            // a key already held shares its slot; a new one is copied, since a source may reuse its bytes
             val slots = buffer.ops.asInstanceOf[FrequentOps].slots
-            val slot = slots.put(b)
+            val slot = k match {
+              case u: UTF8String =>
+                checkKeyBytes(u.numBytes)
+                u.getBaseObject match {
+                  case a: Array[Byte] => slots.put(a, (u.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt, u.numBytes)
+                  case _ => slots.put(u.getBytes) // off-heap: getBytes copies
+                }
+              case other => val a = other.asInstanceOf[Array[Byte]]; checkKeyBytes(a.length); slots.put(a, 0, a.length)
+            }
             if (!addRowKept(buffer, slot, input)) slots.release(slot)
           case FreqKeys.Double => addRow(buffer, FreqKeys.doubleBits(DyadicArgs.toDouble(k)), input)
           case _ => addRow(buffer, Args.longOf(k), input)
@@ -77,6 +79,9 @@ case class TopKAgg(key: Expression, ts: Expression, window: Expression, epsilon:
     } catch { case e: SketchException => DataErrors(fn)(throw e) }
     buffer
   }
+
+  private def checkKeyBytes(n: Int): Unit =
+    if (n > FreqKeys.MaxKeyBytes) throw new SketchException(s"a key must be at most ${FreqKeys.MaxKeyBytes} bytes, got $n")
 
   override def dataType: DataType = TypedSketch.structOf(key.dataType)
   override def eval(buffer: Ingest[FrequentSketch]): Any = TypedSketch.row(super.eval(buffer).asInstanceOf[Array[Byte]])
