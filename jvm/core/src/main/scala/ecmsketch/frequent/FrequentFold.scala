@@ -58,6 +58,8 @@ private[frequent] object FrequentFold {
   private final val Both = 3
   /** Stretches of events sorted by insertion before merging. */
   private final val SmallSort = 24
+  /** Most ascending runs of events a sort by time merges (more take a radix sort): 4 passes. */
+  private final val MaxMergedRuns = 16
 
   private final class Events {
     var key = new Array[Long](1024); var time = new Array[Long](1024); var delta = new Array[Long](1024)
@@ -139,8 +141,54 @@ private[frequent] object FrequentFold {
       while (i < m) { time(o) = sT(i); key(o) = sK(i); delta(o) = sD(i); i += 1; o += 1 }
     }
 
-    /** Sorts all events by time (a stable radix sort of the timestamps' range). */
-    def sortByTime(): Unit = RadixSort.sortByTs(time, key, delta, n)
+    /** Sorts all events by time. Events that come as a few ascending runs (each input's, in the
+      * order [[Folder.collect]] writes them) are merged run by run; others take a radix sort.
+      */
+    def sortByTime(): Unit = {
+      var runs = 1
+      var i = 1
+      while (i < n) { if (time(i) < time(i - 1)) runs += 1; i += 1 }
+      if (runs == 1) return
+      if (runs > MaxMergedRuns) { RadixSort.sortByTs(time, key, delta, n); return }
+      // run starts, then pairwise merges between the event arrays and the scratch ones
+      var starts = new Array[Int](runs + 1)
+      var r = 1
+      i = 1
+      while (i < n) { if (time(i) < time(i - 1)) { starts(r) = i; r += 1 }; i += 1 }
+      starts(runs) = n
+      if (sT.length < n) { sT = new Array[Long](n); sK = new Array[Long](n); sD = new Array[Long](n) }
+      while (runs > 1) {
+        val next = new Array[Int]((runs + 1) / 2 + 1)
+        var k = 0
+        while (k < runs) {
+          val lo = starts(k); val mid = starts(math.min(k + 1, runs)); val hi = starts(math.min(k + 2, runs))
+          mergeInto(lo, mid, hi)
+          next(k / 2) = lo
+          k += 2
+        }
+        runs = (runs + 1) / 2
+        next(runs) = n
+        starts = next
+        val t = time; time = sT; sT = t
+        val kk = key; key = sK; sK = kk
+        val d = delta; delta = sD; sD = d
+      }
+    }
+
+    /** Merges the sorted [lo, mid) and [mid, hi) of the event arrays into the same places of the scratch ones. */
+    private def mergeInto(lo: Int, mid: Int, hi: Int): Unit = {
+      var i = lo; var j = mid; var o = lo
+      while (i < mid && j < hi) {
+        if (time(j) < time(i)) { sT(o) = time(j); sK(o) = key(j); sD(o) = delta(j); j += 1 }
+        else { sT(o) = time(i); sK(o) = key(i); sD(o) = delta(i); i += 1 }
+        o += 1
+      }
+      if (i < mid) { System.arraycopy(time, i, sT, o, mid - i); System.arraycopy(key, i, sK, o, mid - i); System.arraycopy(delta, i, sD, o, mid - i) }
+      else if (j < hi) { System.arraycopy(time, j, sT, o, hi - j); System.arraycopy(key, j, sK, o, hi - j); System.arraycopy(delta, j, sD, o, hi - j) }
+    }
+
+    /** Sets the delta of event `i` (written before its value was known). */
+    def setDelta(i: Int, d: Long): Unit = delta(i) = d
   }
 
   /** A monotone bound as steps, newest first: units (end(i - 1), end(i)] have time(i). */
@@ -202,14 +250,22 @@ private[frequent] object FrequentFold {
           while (i < s.scales.size - 1 && s.scales(i).dropped > low) i += 1
           piece(j, s, s.scales(i), low, Long.MaxValue, bottom = true, keys)
         } else {
-          var top = Long.MaxValue // the pieces: scale i answers the starts in (max(B_i, low), min over finer B]
+          // the pieces: scale i answers the starts in (max(B_i, low), min over finer B]; written
+          // coarsest first, so that the input's events come in time order
+          val tops = new Array[Long](s.scales.size)
+          var top = Long.MaxValue
           var i = 0
           while (i < s.scales.size && top > low) {
+            tops(i) = top
+            if (s.scales(i).dropped < top) top = s.scales(i).dropped
+            i += 1
+          }
+          i -= 1
+          while (i >= 0) {
             val sc = s.scales(i)
             val bottom = math.max(sc.dropped, low)
-            if (bottom < top) piece(j, s, sc, bottom, top, bottom == low, keys)
-            if (sc.dropped < top) top = sc.dropped
-            i += 1
+            if (bottom < tops(i)) piece(j, s, sc, bottom, tops(i), bottom == low, keys)
+            i -= 1
           }
         }
         j += 1
@@ -219,14 +275,17 @@ private[frequent] object FrequentFold {
     /** The events of scale `sc` of input `j` for the starts in (a, b]; below a the piece gives 0. */
     private def piece(j: Int, s: FrequentSketch, sc: Scale, a: Long, b: Long, bottom: Boolean, keys: Boolean): Unit = {
       var cTH = 0L; var cTL = 0L; var sTH = 0L; var sTL = 0L; var cD = sc.pendDec; var sD = 0L
+      // the piece's events at a (their deltas known at the end) go first: the events then come in time order
+      val atA = totEv.n; val decAtA = decEv.n
+      if (!bottom) { totEv.add(0, a, 0L, Hi); totEv.add(0, a, 0L, Lo); decEv.add(0, a, 0L, Hi) }
       var e = if (a == Long.MinValue) sc.start else sc.firstAtOrAfter(a + 1)
       while (e < sc.end) {
         val ts = sc.ets(e); val span = sc.espan(e); val w = sc.ew(e)
         if (sc.ekey(e) == Total) {
           if (span == ts && ts <= b && span > a) { totEv.add(0, ts, w, Both); sTH += w; sTL += w }
-          else {
-            if (ts > b) cTH += w else { totEv.add(0, ts, w, Hi); sTH += w }
+          else { // the lower bound's event (at span <= ts) first
             if (span > b) cTL += w else if (span > a) { totEv.add(0, span, w, Lo); sTL += w }
+            if (ts > b) cTH += w else { totEv.add(0, ts, w, Hi); sTH += w }
           }
           val dec = sc.edec(e)
           if (dec > 0) { if (ts > b) cD += dec else { decEv.add(0, ts, dec, Hi); sD += dec } }
@@ -256,16 +315,15 @@ private[frequent] object FrequentFold {
       }
       if (sc.totR > 0 && last > a) {
         val w = sc.totR
-        if (last > b) cTH += w else { totEv.add(0, last, w, Hi); sTH += w }
         if (sc.totSpan > b) cTL += w else if (sc.totSpan > a) { totEv.add(0, sc.totSpan, w, Lo); sTL += w }
+        if (last > b) cTH += w else { totEv.add(0, last, w, Hi); sTH += w }
       }
       if (cTH > 0) totEv.add(0, b, cTH, Hi)
       if (cTL > 0) totEv.add(0, b, cTL, Lo)
       if (cD > 0) { if (b == Long.MaxValue) pendingTop += cD else decEv.add(0, b, cD, Hi) }
       if (!bottom) {
-        if (cTH + sTH > 0) totEv.add(0, a, -(cTH + sTH), Hi)
-        if (cTL + sTL > 0) totEv.add(0, a, -(cTL + sTL), Lo)
-        if (cD + sD > 0) decEv.add(0, a, -(cD + sD), Hi)
+        totEv.setDelta(atA, -(cTH + sTH)); totEv.setDelta(atA + 1, -(cTL + sTL))
+        decEv.setDelta(decAtA, -(cD + sD))
       }
       var t = 0
       while (t < nTouched) {
