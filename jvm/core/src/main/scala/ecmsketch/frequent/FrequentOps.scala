@@ -21,8 +21,10 @@ final class FrequentOps(factory: () => FrequentSketch, val keyType: Int, val slo
     * saves no memory over the rows, and every side run more is one more input each fold reads.
     */
   override def lateShift: Int = 0
-  /** For the same reason, rows wait in the reorder buffer up to [[ecmsketch.ingest.Ingest.MaxLate]]:
-    * a partition's rows of one group, up to that many, make one run whatever their order.
+  /** For the same reason, rows in no order wait in the reorder buffer up to
+    * [[ecmsketch.ingest.Ingest.MaxLate]] (they would otherwise wait as late rows): a partition's rows
+    * of one group, up to that many, make one run whatever their order. Rows in order still start the
+    * main run after [[ecmsketch.ingest.Ingest.MaxBuffer]].
     */
   override def bufferRows: Int = ecmsketch.ingest.Ingest.MaxLate
   def add(s: FrequentSketch, bits: Long, ts: Long, v: Long): Unit =

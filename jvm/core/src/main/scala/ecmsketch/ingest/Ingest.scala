@@ -35,9 +35,12 @@ trait SketchOps[S <: WindowSketch] extends Serializable {
     * as much as their rows may collect more, for fewer runs to merge.
     */
   def lateShift: Int = 2
-  /** Rows the reorder buffer holds before its older half goes into the main run: [[Ingest.MaxBuffer]]
-    * by default. Kinds whose runs hold about as much as their rows may hold up to [[Ingest.MaxLate]],
-    * so that up to that many rows of a group in a partition, in any order, make a single run.
+  /** Rows the reorder buffer holds before its older half goes into the main run when its rows are in
+    * no order (before any main run, they are checked each time the buffer fills): [[Ingest.MaxBuffer]]
+    * by default, which is also the limit for rows in order or out of order only locally. Kinds whose
+    * runs hold about as much as their rows, and which would collect the late rows anyway, may hold
+    * up to [[Ingest.MaxLate]], so that up to that many rows of a group in a partition in no order
+    * make a single run.
     */
   def bufferRows: Int = Ingest.MaxBuffer
   /** Whether runs take an event-id salt ([[setEventSalt]]: sketches with randomized-wave cells). */
@@ -79,7 +82,8 @@ object SketchOps {
 
 /** Builds a sketch from rows in any order (docs/design/rows-in-any-order.md, "Rows in any order").
   *
-  *  - A reorder buffer (up to [[SketchOps.bufferRows]] rows) absorbs local disorder: when full it is
+  *  - A reorder buffer (up to [[Ingest.MaxBuffer]] rows, up to [[SketchOps.bufferRows]] for rows in no
+  *    order before the main run starts) absorbs local disorder: when full it is
   *    sorted by timestamp and its older half goes into the main run, so input whose disorder spans
   *    less than half the buffer reaches the main run in order and costs no extra error.
   *  - Rows older than the main run's last timestamp ("late" rows) are collected (up to
@@ -170,12 +174,34 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
     seen += 1
     // Make room first: a flush advances the main run, which decides whether this row is late.
     if (n == bufTs.length) {
-      if (n < ops.bufferRows) grow() else flushOlderHalf()
+      if (n < MaxBuffer || (n < ops.bufferRows && main == null && disordered())) grow() else flushOlderHalf()
     }
     if (main != null && ts < main.lastTs) addLate(fp, ts, v)
     else { bufTs(n) = ts; bufFp(n) = fp; bufV(n) = v; n += 1 }
     true
   }
+
+  /** Whether the buffered rows are out of order globally rather than locally: at least a quarter of
+    * the first half to arrive lies after the buffer's median time (estimated from 255 rows spread
+    * over it). Rows in no order give about a half, rows in order or out of order only locally
+    * about none.
+    */
+  private def disordered(): Boolean = {
+    val m = 255
+    val sample = new Array[Long](m)
+    var i = 0
+    while (i < m) { sample(i) = bufTs((i.toLong * n / m).toInt); i += 1 }
+    java.util.Arrays.sort(sample)
+    val median = sample(m / 2)
+    val half = n / 2
+    var after = 0L
+    i = 0
+    while (i < half) { if (bufTs(i) > median) after += 1; i += 1 }
+    after * 4 >= half
+  }
+
+  /** Rows the reorder buffer has room for now. */
+  def bufferCapacity: Int = bufTs.length
 
   private def grow(): Unit = {
     val c = math.min(ops.bufferRows, bufTs.length * 2)

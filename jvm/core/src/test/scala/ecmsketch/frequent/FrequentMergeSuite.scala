@@ -186,6 +186,25 @@ class FrequentMergeSuite extends AnyFunSuite {
     check(s, oracle(rows), window, now, ranges(rows, window, now, 15, 55L))
   }
 
+  test("rows in order, or out of order only locally, start the main run after 16,384 rows") {
+    // the reorder buffer grows past Ingest.MaxBuffer only for rows in no order: rows in order keep
+    // little memory however many there are
+    val rows = zipf(300000, 5000, 1.1, 1, 59L)
+    val window = 400000L
+    val r = new Random(60L)
+    Seq("in order" -> rows, "shuffled within blocks of 2,000" -> rows.grouped(2000).flatMap(r.shuffle(_)).toSeq).foreach { case (name, order) =>
+      val ops = new FrequentOps(() => FrequentSketch.create(spec(window), 0.02, 1), FreqKeys.BigInt, null)
+      val g = new ecmsketch.ingest.Ingest(ops, window)
+      var most = 0
+      order.foreach { x => g.add(x.key, x.ts, x.w); most = math.max(most, g.bufferCapacity) }
+      val s = g.result()
+      assert(most <= ecmsketch.ingest.Ingest.MaxBuffer, s"$name: the buffer grew to $most")
+      assert(g.sideRunCount == 0 && s.mergeDepth == 0, s"$name: ${g.sideRunCount} side runs, depth ${s.mergeDepth}")
+      val now = rows.map(_.ts).max
+      check(s, oracle(rows), window, now, ranges(rows, window, now, 10, 61L))
+    }
+  }
+
   test("beyond 2^20 rows, late rows up to as many as taken make one side run") {
     val n = ecmsketch.ingest.Ingest.MaxLate + 250000
     val r = new Random(56L)
