@@ -246,7 +246,7 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
         case f => corrupt(s"totals flag of scale $l is $f, not 0 (written) or 1 (one per key entry)")
       })
       val n = vin(in, s"entry count of scale $l", 0, in.remaining.toLong / 4).toInt
-      sc.reserve(if (implicitTotals) 2 * n else n)
+      sc.reserve(math.min(if (implicitTotals) 2 * n else n, 1 << 16)) // a hint: a corrupt count must not allocate
       var prev = first; var usedSpan = 0L
       var keyWeight = 0L
       var pk = -2; var pspan = 0L; var pw = 0L; var pdec = 0L

@@ -43,7 +43,9 @@ private[quantile] object Samples {
   /** Stretches shorter than this sort by comparisons of (value, timestamp) pairs. */
   private final val KeySortMin = 48
 
-  /** A signed 32-bit key in the order of `v`'s float rounding (never NaN): a monotone map of v. */
+  /** A signed 32-bit key in the order of `v`'s float rounding: a monotone map of v for the values
+    * samples hold (never NaN; never -0.0, whose key would fall below 0.0's).
+    */
   @inline private def floatKey(v: Double): Int = {
     val b = java.lang.Float.floatToRawIntBits(v.toFloat)
     if (b < 0) b ^ 0x7FFFFFFF else b
