@@ -5,12 +5,14 @@ import ecmsketch.core.{ByteReader, ByteWriter, CellKind, Codec, FunctionSpec, In
 
 /** The windowed quantile sketch (sketch kind 8, docs/design/windowed-quantiles.md "Encoding"): cell
   * kind 0, then body version, delta, seed and the runs. A run is its coin state, its generation (body
-  * version 2; runs of version 1 are of generation [[FoldPlan.Legacy]]), its buckets (oldest
+  * versions 2 and 3; runs of version 1 are of generation [[FoldPlan.Legacy]]), its buckets (oldest
   * first: start as an offset from the previous bucket's end, span, weight, the two variance ledgers,
-  * the levels with their samples) and its raw rows. Every field is validated on decode.
+  * the levels with their samples) and its raw rows. Body version 3 writes the values of each level
+  * and of the raw rows as [[DecimalValues]] (versions 1 and 2: f64). Every field is validated on decode.
   */
 object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
-  final val BodyVersion = 2
+  /** Written; version 2 (folds, f64 values) and version 1 are still read. */
+  final val BodyVersion = 3
   /** The body version before folds: no generation byte, every run spends the whole budget. */
   final val BodyVersionUnfolded = 1
   /** Levels a bucket may have: weights 2^0 to 2^62. */
@@ -30,11 +32,14 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
     out.putDouble(s.delta)
     out.putLong(s.seed)
     out.putVarLong(s.runs.length.toLong)
-    s.runs.foreach(r => writeRun(r, s.firstTs, out))
+    s.runs.foreach(r => writeRun(r, s.firstTs, out, decimals = true))
   }
 
-  /** A run's bytes, timestamps as unsigned offsets from `base` (no later than any of its timestamps). */
-  private[quantile] def writeRun(r: QuantileRun, base: Long, out: ByteWriter): Unit = {
+  /** A run's bytes, timestamps as unsigned offsets from `base` (no later than any of its timestamps):
+    * values as [[DecimalValues]] (body version 3), or f64 values (as body version 2 wrote them: the
+    * canonical key a merge orders runs by).
+    */
+  private[quantile] def writeRun(r: QuantileRun, base: Long, out: ByteWriter, decimals: Boolean): Unit = {
     out.putLong(r.rng.state)
     out.putByte(r.gen)
     out.putVarLong(r.bucketCount.toLong)
@@ -54,19 +59,27 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
       while (h < top) {
         val n = b.sizes(h); val vs = b.vals(h); val ts = b.tss(h)
         out.putVarLong(n.toLong)
-        var j = 0
-        while (j < n) { out.putDouble(vs(j)); out.putVarLong(ts(j) - b.tStart); j += 1 }
+        if (decimals && n > 0) {
+          val c = DecimalValues.writeCode(vs, 0, n, out)
+          var m = Long.MinValue
+          var j = 0
+          while (j < n) { m = DecimalValues.writeValue(vs(j), c, m, ascending = true, out); out.putVarLong(ts(j) - b.tStart); j += 1 }
+        } else {
+          var j = 0
+          while (j < n) { out.putDouble(vs(j)); out.putVarLong(ts(j) - b.tStart); j += 1 }
+        }
         h += 1
       }
       prev = b.tEnd
       i += 1
     }
     out.putVarLong(r.rawCount.toLong)
+    val c = if (decimals && r.rawCount > 0) DecimalValues.writeCode(r.rawV, r.rawStart, r.rawEnd, out) else DecimalValues.Doubles
     var j = r.rawStart
     while (j < r.rawEnd) {
       out.putVarLong(r.rawTs(j) - prev)
       prev = r.rawTs(j)
-      out.putDouble(r.rawV(j))
+      DecimalValues.writeValue(r.rawV(j), c, Long.MinValue, ascending = false, out)
       out.putVarLong(r.rawW(j))
       j += 1
     }
@@ -76,8 +89,8 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
 
   def decodeBody(in: ByteReader, h: SketchHeader): QuantileSketch = {
     val version = in.getByte("quantile body version")
-    if (version != BodyVersion && version != BodyVersionUnfolded)
-      corrupt(s"quantile body version $version (this library reads $BodyVersionUnfolded and $BodyVersion)")
+    if (version < BodyVersionUnfolded || version > BodyVersion)
+      corrupt(s"quantile body version $version (this library reads $BodyVersionUnfolded to $BodyVersion)")
     val delta = in.getDouble("delta")
     val seed = in.getLong("seed")
     val p = try QuantileParams(h.epsilon, delta, seed) catch { case e: SketchException => corrupt(e.getMessage) }
@@ -87,7 +100,7 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
     val windowLo = if (h.hasRows) QuantileRun.windowStart(h.lastTs, h.spec.window) else Long.MinValue
     var weight = 0L
     val runs = Array.tabulate(nRuns.toInt) { k =>
-      val r = readRun(in, h, s.plan, version == BodyVersionUnfolded, k, windowLo)
+      val r = readRun(in, h, s.plan, version, k, windowLo)
       if (Long.MaxValue - weight < r.weight) corrupt("the runs' weights overflow")
       weight += r.weight
       r
@@ -111,10 +124,11 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
     v
   }
 
-  private def readRun(in: ByteReader, h: SketchHeader, plan: FoldPlan, unfolded: Boolean, k: Int,
+  private def readRun(in: ByteReader, h: SketchHeader, plan: FoldPlan, version: Int, k: Int,
                       windowLo: Long): QuantileRun = {
+    val decimals = version >= BodyVersion
     val rng = new Rng(in.getLong(s"coin state of run $k"))
-    val gen = if (unfolded) FoldPlan.Legacy else in.getByte(s"generation of run $k")
+    val gen = if (version == BodyVersionUnfolded) FoldPlan.Legacy else in.getByte(s"generation of run $k")
     if (!plan.valid(gen))
       corrupt(s"run $k is of generation $gen; a sketch of ${h.levels} merge level${if (h.levels == 1) "" else "s"} folds up to generation ${plan.folds}")
     val p = plan.params(gen)
@@ -139,16 +153,20 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
       var total = 0L
       var lv = 0
       while (lv < nLevels) {
-        val n = in.getVarIn(s"sample count of level $lv of $what", 0, in.remaining / 9L).toInt
+        val n = in.getVarIn(s"sample count of level $lv of $what", 0, in.remaining / (if (decimals) 2L else 9L)).toInt
         val vs = new Array[Double](n); val ts = new Array[Long](n)
+        val c = if (decimals && n > 0) DecimalValues.readCode(in, s"value code of level $lv of $what") else DecimalValues.Doubles
+        var m = Long.MinValue
         var j = 0
         while (j < n) {
-          vs(j) = readValue(in, s"sample $j of level $lv of $what")
+          if (c == DecimalValues.Doubles) vs(j) = readValue(in, s"sample $j of level $lv of $what")
+          else { m = DecimalValues.readInteger(in, m, ascending = true, s"sample $j of level $lv of $what"); vs(j) = DecimalValues.value(m, c) }
           ts(j) = advance(tStart, in.getVarLong(s"timestamp of sample $j of level $lv of $what"), tEnd, s"sample $j of level $lv of $what")
           if (j > 0 && Samples.less(vs(j), ts(j), vs(j - 1), ts(j - 1)))
             corrupt(s"the samples of level $lv of $what are not in (value, timestamp) order at sample $j")
           j += 1
         }
+        if (decimals && n > 0) DecimalValues.requireCanonical(vs, 0, n, c, s"level $lv of $what")
         val w = n.toLong << lv
         if ((w >>> lv) != n.toLong || Long.MaxValue - total < w) corrupt(s"the sample weights of $what overflow")
         total += w
@@ -160,17 +178,21 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
       prev = tEnd
       new Bucket(tStart, tEnd, count, v1, v2, vals, tss, sizes)
     }
-    val nRaw = in.getVarIn(s"raw row count of run $k", 0, math.min(p.rawCapacity - 1L, in.remaining / 10L)).toInt
+    val nRaw = in.getVarIn(s"raw row count of run $k", 0, math.min(p.rawCapacity - 1L, in.remaining / (if (decimals) 3L else 10L))).toInt
     val ts = new Array[Long](nRaw); val vs = new Array[Double](nRaw); val ws = new Array[Long](nRaw)
+    val rc = if (decimals && nRaw > 0) DecimalValues.readCode(in, s"value code of the raw rows of run $k") else DecimalValues.Doubles
     var j = 0
     while (j < nRaw) {
       ts(j) = advance(prev, in.getVarLong(s"timestamp of raw row $j of run $k"), h.lastTs, s"raw row $j of run $k")
       if (ts(j) < windowLo) corrupt(s"raw row $j of run $k lies before the window (not canonical)")
-      vs(j) = readValue(in, s"value of raw row $j of run $k")
+      vs(j) =
+        if (rc == DecimalValues.Doubles) readValue(in, s"value of raw row $j of run $k")
+        else DecimalValues.value(DecimalValues.readInteger(in, Long.MinValue, ascending = false, s"value of raw row $j of run $k"), rc)
       ws(j) = in.getVarIn(s"weight of raw row $j of run $k", 1, h.count)
       prev = ts(j)
       j += 1
     }
+    if (decimals && nRaw > 0) DecimalValues.requireCanonical(vs, 0, nRaw, rc, s"the raw rows of run $k")
     run.restore(buckets, ts, vs, ws)
     if (run.isEmpty) corrupt(s"run $k is empty (not canonical)")
     if (run.weight < 0 || run.weight > h.count) corrupt(s"run $k holds weight beyond the total weight ${h.count}")

@@ -15,7 +15,7 @@ private[quantile] object QuantileMerge {
     val last: Long = run.lastTs
     lazy val bytes: Array[Byte] = {
       val out = new ByteWriter(64)
-      QuantileKind.writeRun(run, Long.MinValue, out)
+      QuantileKind.writeRun(run, Long.MinValue, out, decimals = false)
       out.toByteArray
     }
   }

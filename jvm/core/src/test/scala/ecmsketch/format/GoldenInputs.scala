@@ -356,13 +356,13 @@ object GoldenInputs {
 
   /** Kinds that no release before format version 4 wrote: their v4 bytes alone are pinned. The
     * windowed quantile sketch's first body version (no folds) is pinned in golden/v4/quantile.hex,
-    * read but no longer written; its second in quantile-v2 and quantile-folded. Likewise the
-    * frequent-items sketch's first body version in frequent-string.hex; its second in frequent-v2
-    * and frequent-folded.
+    * and its second (f64 values) in quantile-v2 and quantile-folded, read but no longer written; its
+    * third in quantile-v3 and quantile-v3-folded. Likewise the frequent-items sketch's first body
+    * version in frequent-string.hex; its second in frequent-v2 and frequent-folded.
     */
   lazy val v4New: Seq[(String, () => Array[Byte])] = Seq(
-    "quantile-v2" -> (() => Codec.encodeAny(quantile())),
-    "quantile-folded" -> (() => Codec.encodeAny(quantileFolded())),
+    "quantile-v3" -> (() => Codec.encodeAny(quantile())),
+    "quantile-v3-folded" -> (() => Codec.encodeAny(quantileFolded())),
     "frequent-v2" -> (() => Codec.encodeAny(frequent())),
     "frequent-folded" -> (() => Codec.encodeAny(frequentFolded())))
 

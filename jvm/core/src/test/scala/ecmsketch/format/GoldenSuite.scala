@@ -441,6 +441,12 @@ class GoldenSuite extends AnyFunSuite {
     assert(again.generations.forall(_ == ecmsketch.quantile.FoldPlan.Legacy) && quantileAnswers(again, quantileRows, 0.2) == got)
   }
 
+  test("golden v4/quantile-v2 and quantile-folded (f64 values): rewritten as the body version 3 golden bytes") {
+    // the same sketches: version 3 changes how values are written, not the sketch
+    sameBytes("quantile-v2 re-encoded", SketchCodec.encodeAny(SketchCodec.decode(loadV4("quantile-v2"))), loadV4("quantile-v3"))
+    sameBytes("quantile-folded re-encoded", SketchCodec.encodeAny(SketchCodec.decode(loadV4("quantile-folded"))), loadV4("quantile-v3-folded"))
+  }
+
   test("golden v4/quantile-v2 and quantile-folded answers: within the certified rank error, and pinned") {
     val s = SketchCodec.decode(loadV4("quantile-v2")).asInstanceOf[ecmsketch.quantile.QuantileSketch]
     assert(s.generations.forall(_ == 0))

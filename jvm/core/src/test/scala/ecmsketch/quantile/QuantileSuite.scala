@@ -285,7 +285,23 @@ class QuantileSuite extends AnyFunSuite {
       w.putVarLong(0)
     }
     assert(dec(body { w => prelude(w); oneBucket(w) }).count(null, null) == 2.0) // the template reads
-    assert(refused(body(w => prelude(w, version = 3))).contains("quantile body version 3"))
+    assert(refused(body(w => prelude(w, version = 4))).contains("quantile body version 4"))
+    // body version 3: each level's values behind a code (digits after the point, or 255 for f64)
+    def bucket3(code: Int, values: Seq[Long], w: ByteWriter, doubles: Seq[Double] = Nil): Unit = {
+      prelude(w, version = 3); w.putLong(1L); w.putByte(0); w.putVarLong(1); w.putVarLong(0); w.putVarLong(10); w.putVarLong(2)
+      w.putDouble(0.0); w.putDouble(0.0); w.putByte(1); w.putVarLong(2); w.putByte(code)
+      if (code == 255) doubles.zip(Seq(0L, 10L)).foreach { case (v, t) => w.putDouble(v); w.putVarLong(t) }
+      else values.zip(Seq(0L, 10L)).foreach { case (m, t) => w.putVarLong(m); w.putVarLong(t) }
+      w.putVarLong(0)
+    }
+    // 1.5 and 2.5: m = 15 (zigzag 30), then a step of 10
+    val ok3 = dec(body(bucket3(1, Seq(30L, 10L), _)))
+    assert(ok3.quantile(0.0, null, null).doubleValue == 1.5 && ok3.quantile(1.0, null, null).doubleValue == 2.5)
+    assert(refused(body(bucket3(2, Seq(300L, 100L), _))).contains("has code 2, not 1 (not canonical)"))
+    assert(refused(body(bucket3(255, Nil, _, Seq(1.5, 2.5)))).contains("has code 255, not 1 (not canonical)"))
+    assert(refused(body(bucket3(16, Seq(30L, 10L), _))).contains("not 0 to 15"))
+    assert(refused(body(bucket3(0, Seq(1L << 53, 1L), _))).contains("outside (-2^52, 2^52)"))
+    assert(dec(body(bucket3(255, Nil, _, Seq(1.0 / 3, 2.0 / 3)))).quantile(1.0, null, null).doubleValue == 2.0 / 3)
     // body version 2 carries each run's generation: a sketch of 1 merge level folds up to generation 1
     def genBucket(gen: Int)(w: ByteWriter): Unit = {
       prelude(w, version = 2); w.putLong(1L); w.putByte(gen); w.putVarLong(0); w.putVarLong(1); w.putVarLong(5)
@@ -310,6 +326,35 @@ class QuantileSuite extends AnyFunSuite {
       .contains("weight of raw row 0"))
     assert(refused(good.dropRight(3)).contains("checksum mismatch") || refused(resealed(good.dropRight(3))).contains("truncated"))
     assert(refused(resealed(good.dropRight(3))).contains("corrupt sketch"))
+  }
+
+  test("body version 3 writes decimal values as integers and gives every value back exactly") {
+    val r = new Random(91)
+    // values of 0 to 6 digits after the point, negative and large ones, doubles of no short decimal
+    // form, and the integer limit 2^52 on both sides
+    val shapes: Seq[() => Double] = Seq(
+      () => math.round(math.exp(r.nextGaussian() + 3.0) * 1000) / 1000.0,
+      () => (r.nextInt(2000001) - 1000000) / 100.0,
+      () => r.nextInt(1000).toDouble,
+      () => math.round(r.nextGaussian() * 1e6) / 1e6,
+      () => r.nextGaussian(),
+      () => Seq(1.0 / 3, 0.1 + 0.2, 4503599627370495.0, -4503599627370495.0, 4503599627370496.0, 1e300, Double.MinPositiveValue)(r.nextInt(7)))
+    for ((shape, i) <- shapes.zipWithIndex) {
+      val rows = (0 until 5000).map(t => Row(t.toLong, shape(), 1L + r.nextInt(3)))
+      val s = build(rows, 0.05, window = 4000L)
+      val b = enc(s)
+      assert(b(Codec.ChecksumHeaderSize) == QuantileKind.BodyVersion)
+      val d = dec(b)
+      assert(enc(d).sameElements(b), s"shape $i: bytes change on a round trip")
+      Seq(0.0, 0.1, 0.5, 0.9, 1.0).foreach { q =>
+        assert(d.quantile(q, null, null) == s.quantile(q, null, null), s"shape $i q $q")
+        assert(d.quantile(q, 300L, null) == s.quantile(q, 300L, null), s"shape $i q $q, range 300")
+      }
+    }
+    // the decimal shapes take fewer bytes than 8 a value
+    val dec3 = build((0 until 20000).map(t => Row(t.toLong, math.round(math.exp(r.nextGaussian() + 3.0) * 1000) / 1000.0, 1L)), 0.01, 20000L)
+    val f64 = build((0 until 20000).map(t => Row(t.toLong, math.exp(r.nextGaussian() + 3.0), 1L)), 0.01, 20000L)
+    assert(enc(dec3).length < 0.75 * enc(f64).length, (enc(dec3).length, enc(f64).length))
   }
 
   test("bad input: NaN, epsilon, delta, q, mismatched and count-based merges") {
