@@ -5,18 +5,19 @@ import ecmsketch.core.{ByteReader, ByteWriter, SketchException}
 /** How body version 3 writes a list of values (docs/FORMAT.md, "Windowed quantile sketch"): a code
   * byte `c`, then, when every value is a decimal of at most [[MaxDecimals]] digits after the point,
   * `c` is the fewest digits that write them all, and each value `v` is the integer `m = v 10^c`
-  * (|m| < 2^52, so that m / 10^c gives v back exactly): ascending lists as a zigzag varint of the
+  * (|m| < 2^51, so that m / 10^c gives v back exactly, and the double product v 10^c lies within
+  * 3/8 of m, so that rounding it finds m): ascending lists as a zigzag varint of the
   * first and varint steps, others as zigzag varints. Otherwise `c` is [[Doubles]] and the values
-  * are f64. Latencies in milliseconds of microsecond precision take 2 to 4 bytes instead of 8.
+  * are f64. Latencies in milliseconds of microsecond precision take 1 to 4 bytes instead of 8.
   */
 private[quantile] object DecimalValues {
   final val MaxDecimals = 15
   /** The code of a list written as f64 values. */
   final val Doubles = 255
-  private final val Limit = 1L << 52
+  private final val Limit = 1L << 51
   private val Pow10: Array[Double] = Array.tabulate(MaxDecimals + 1)(k => math.pow(10.0, k.toDouble)) // exact up to 10^22
 
-  /** Whether v is m / 10^c for an integer |m| < 2^52. */
+  /** Whether v is m / 10^c for an integer |m| < 2^51. */
   @inline private def exactAt(v: Double, c: Int): Boolean = {
     val m = Math.rint(v * Pow10(c))
     Math.abs(m) < Limit && m / Pow10(c) == v
@@ -31,7 +32,7 @@ private[quantile] object DecimalValues {
       if (c > MaxDecimals) return Doubles
       j += 1
     }
-    // a value exact at fewer digits is exact at c too unless its integer reaches 2^52 (then no c works)
+    // a value exact at fewer digits is exact at c too unless its integer reaches 2^51 (then no c works)
     j = from
     while (j < until) { if (!exactAt(vs(j), c)) return Doubles; j += 1 }
     c
@@ -71,7 +72,7 @@ private[quantile] object DecimalValues {
         if (d < 0 || d >= 2 * Limit) throw new SketchException(s"corrupt sketch: $what steps by ${java.lang.Long.toUnsignedString(d)}")
         prev + d
       } else unzigzag(in.getVarLong(what))
-    if (m <= -Limit || m >= Limit) throw new SketchException(s"corrupt sketch: $what is $m, outside (-2^52, 2^52)")
+    if (m <= -Limit || m >= Limit) throw new SketchException(s"corrupt sketch: $what is $m, outside (-2^51, 2^51)")
     m
   }
 

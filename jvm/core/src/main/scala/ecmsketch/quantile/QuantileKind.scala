@@ -154,8 +154,10 @@ object QuantileKind extends SketchKind[QuantileSketch](8, "quantile") {
       var lv = 0
       while (lv < nLevels) {
         val n = in.getVarIn(s"sample count of level $lv of $what", 0, in.remaining / (if (decimals) 2L else 9L)).toInt
-        val vs = new Array[Double](n); val ts = new Array[Long](n)
         val c = if (decimals && n > 0) DecimalValues.readCode(in, s"value code of level $lv of $what") else DecimalValues.Doubles
+        // f64 samples take at least 9 bytes: a count beyond that is refused before its arrays are made
+        if (c == DecimalValues.Doubles && n > in.remaining / 9L) corrupt(s"level $lv of $what holds $n samples, more than its bytes can")
+        val vs = new Array[Double](n); val ts = new Array[Long](n)
         var m = Long.MinValue
         var j = 0
         while (j < n) {

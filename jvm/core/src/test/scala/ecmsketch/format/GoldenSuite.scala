@@ -436,7 +436,7 @@ class GoldenSuite extends AnyFunSuite {
     assert(s.generations.forall(_ == ecmsketch.quantile.FoldPlan.Legacy))
     val got = quantileAnswers(s, quantileRows, 0.2)
     assert(got == QuantilePinned, got)
-    // written again in body version 2, the runs keep their generation and answers
+    // written again in body version 3, the runs keep their generation and answers
     val again = SketchCodec.decode(SketchCodec.encodeAny(s)).asInstanceOf[ecmsketch.quantile.QuantileSketch]
     assert(again.generations.forall(_ == ecmsketch.quantile.FoldPlan.Legacy) && quantileAnswers(again, quantileRows, 0.2) == got)
   }

@@ -300,7 +300,30 @@ class QuantileSuite extends AnyFunSuite {
     assert(refused(body(bucket3(2, Seq(300L, 100L), _))).contains("has code 2, not 1 (not canonical)"))
     assert(refused(body(bucket3(255, Nil, _, Seq(1.5, 2.5)))).contains("has code 255, not 1 (not canonical)"))
     assert(refused(body(bucket3(16, Seq(30L, 10L), _))).contains("not 0 to 15"))
-    assert(refused(body(bucket3(0, Seq(1L << 53, 1L), _))).contains("outside (-2^52, 2^52)"))
+    assert(refused(body(bucket3(0, Seq(1L << 52, 1L), _))).contains("outside (-2^51, 2^51)"))
+    // a negative first value (zigzag 3 is -2) and a step of 3: -2.0 and 1.0
+    assert(dec(body(bucket3(0, Seq(3L, 3L), _))).quantile(0.0, null, null).doubleValue == -2.0)
+    // equal values must still come in timestamp order: a step of 0 to an earlier time is refused
+    def equalBackwards(w: ByteWriter): Unit = {
+      prelude(w, version = 3); w.putLong(1L); w.putByte(0); w.putVarLong(1); w.putVarLong(0); w.putVarLong(10); w.putVarLong(2)
+      w.putDouble(0.0); w.putDouble(0.0); w.putByte(1); w.putVarLong(2); w.putByte(0)
+      w.putVarLong(4L); w.putVarLong(10L); w.putVarLong(0L); w.putVarLong(0L); w.putVarLong(0)
+    }
+    assert(refused(body(equalBackwards)).contains("not in (value, timestamp) order"))
+    // raw rows carry their own code: 2.5 and 3.0 need 1 digit, not 2
+    def raw3(code: Int, ms: Seq[Long])(w: ByteWriter): Unit = {
+      prelude(w, version = 3); w.putLong(1L); w.putByte(0); w.putVarLong(0); w.putVarLong(2); w.putByte(code)
+      ms.zipWithIndex.foreach { case (m, t) => w.putVarLong(t.toLong); w.putVarLong(m); w.putVarLong(1) }
+    }
+    assert(dec(body(raw3(1, Seq(50L, 60L)))).quantile(1.0, null, null).doubleValue == 3.0)
+    assert(refused(body(raw3(2, Seq(500L, 600L)))).contains("the raw rows of run 0 has code 2, not 1 (not canonical)"))
+    // an f64 level claiming more samples than its bytes hold
+    def manyF64(w: ByteWriter): Unit = {
+      prelude(w, version = 3); w.putLong(1L); w.putByte(0); w.putVarLong(1); w.putVarLong(0); w.putVarLong(10); w.putVarLong(2)
+      w.putDouble(0.0); w.putDouble(0.0); w.putByte(1); w.putVarLong(20); w.putByte(255)
+      (0 until 60).foreach(_ => w.putByte(0)) // room for 20 scaled samples, not for 20 f64 ones
+    }
+    assert(refused(body(manyF64)).contains("more than its bytes can"))
     assert(dec(body(bucket3(255, Nil, _, Seq(1.0 / 3, 2.0 / 3)))).quantile(1.0, null, null).doubleValue == 2.0 / 3)
     // body version 2 carries each run's generation: a sketch of 1 merge level folds up to generation 1
     def genBucket(gen: Int)(w: ByteWriter): Unit = {
@@ -331,14 +354,15 @@ class QuantileSuite extends AnyFunSuite {
   test("body version 3 writes decimal values as integers and gives every value back exactly") {
     val r = new Random(91)
     // values of 0 to 6 digits after the point, negative and large ones, doubles of no short decimal
-    // form, and the integer limit 2^52 on both sides
+    // form, values of 16 significant digits near the integer limit 2^51, and 2^52 on both sides
     val shapes: Seq[() => Double] = Seq(
       () => math.round(math.exp(r.nextGaussian() + 3.0) * 1000) / 1000.0,
       () => (r.nextInt(2000001) - 1000000) / 100.0,
       () => r.nextInt(1000).toDouble,
       () => math.round(r.nextGaussian() * 1e6) / 1e6,
       () => r.nextGaussian(),
-      () => Seq(1.0 / 3, 0.1 + 0.2, 4503599627370495.0, -4503599627370495.0, 4503599627370496.0, 1e300, Double.MinPositiveValue)(r.nextInt(7)))
+      () => Seq(1.0 / 3, 0.1 + 0.2, 4503599627370495.0, -4503599627370495.0, 4503599627370496.0, 1e300, Double.MinPositiveValue)(r.nextInt(7)),
+      () => (2251799813685248L - 1 - r.nextInt(1000)).toDouble / Seq(1.0, 10.0, 1e5)(r.nextInt(3)) * (if (r.nextBoolean()) 1 else -1))
     for ((shape, i) <- shapes.zipWithIndex) {
       val rows = (0 until 5000).map(t => Row(t.toLong, shape(), 1L + r.nextInt(3)))
       val s = build(rows, 0.05, window = 4000L)
