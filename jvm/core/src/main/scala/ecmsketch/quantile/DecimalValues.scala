@@ -45,8 +45,8 @@ private[quantile] object DecimalValues {
     c
   }
 
-  /** Writes value v of a list of code c: after `prev` (its predecessor's integer, or None for the
-    * first, as Long.MinValue) when `ascending`. Returns v's integer (0 for f64 values).
+  /** Writes value v of a list of code c, as a step from `prev` (its predecessor's integer, or
+    * Long.MinValue for the first) when `ascending`. Returns v's integer (0 for f64 values).
     */
   def writeValue(v: Double, c: Int, prev: Long, ascending: Boolean, out: ByteWriter): Long =
     if (c == Doubles) { out.putDouble(v); 0L }
