@@ -54,11 +54,20 @@ object Windows {
     * result is (ts, ws) or (t2, w2).
     */
   def mergeSortedRuns(ts: Array[Long], ws: Array[Long], starts: Array[Int], runs: Int, n: Int,
-                      t2: Array[Long], w2: Array[Long]): (Array[Long], Array[Long]) = {
-    var aT = ts; var aW = ws
-    var bT = t2; var bW = w2
+                      t2: Array[Long], w2: Array[Long]): (Array[Long], Array[Long]) =
+    if (mergeRunsInto(ts, ws, null, starts, runs, n, t2, w2, null)) (t2, w2) else (ts, ws)
+
+  /** Merges sorted runs as [[mergeSortedRuns]] does, carrying a second payload `vs` (null for none)
+    * beside `ws`, between the arrays given and the scratch arrays `t2`, `w2`, `v2` (at least n long;
+    * `v2` null when `vs` is): true when the result is in the scratch arrays. Only [0, n) is touched.
+    */
+  def mergeRunsInto(ts: Array[Long], ws: Array[Long], vs: Array[Long], starts: Array[Int], runs: Int, n: Int,
+                    t2: Array[Long], w2: Array[Long], v2: Array[Long]): Boolean = {
+    var aT = ts; var aW = ws; var aV = vs
+    var bT = t2; var bW = w2; var bV = v2
     var b = java.util.Arrays.copyOf(starts, runs + 1)
     var numRuns = runs
+    var swapped = false
     while (numRuns > 1) {
       val nb = new Array[Int](numRuns / 2 + 2)
       var k = 0; var r = 0
@@ -69,11 +78,12 @@ object Windows {
           val fromJ = if (aT(j) < aT(i)) 1 else 0
           val src = i + (j - i) * fromJ
           bT(o) = aT(src); bW(o) = aW(src)
+          if (aV != null) bV(o) = aV(src)
           j += fromJ; i += 1 - fromJ
           o += 1
         }
-        while (i < mid) { bT(o) = aT(i); bW(o) = aW(i); i += 1; o += 1 }
-        while (j < hi) { bT(o) = aT(j); bW(o) = aW(j); j += 1; o += 1 }
+        while (i < mid) { bT(o) = aT(i); bW(o) = aW(i); if (aV != null) bV(o) = aV(i); i += 1; o += 1 }
+        while (j < hi) { bT(o) = aT(j); bW(o) = aW(j); if (aV != null) bV(o) = aV(j); j += 1; o += 1 }
         nb(k) = lo; k += 1
         r += 2
       }
@@ -81,7 +91,9 @@ object Windows {
       b = nb; numRuns = k
       val t1 = aT; aT = bT; bT = t1
       val w1 = aW; aW = bW; bW = w1
+      val v1 = aV; aV = bV; bV = v1
+      swapped = !swapped
     }
-    (aT, aW)
+    swapped
   }
 }

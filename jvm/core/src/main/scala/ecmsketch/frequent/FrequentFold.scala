@@ -90,30 +90,41 @@ private[frequent] object FrequentFold {
         val p = start(kk); start(kk) += 1; t2(p) = time(i); k2(p) = key(i); d2(p) = delta(i); i += 1
       }
       time = t2; key = k2; delta = d2
+      scratch()
       k = 0
       while (k < keys) { if (start(k + 1) - start(k) > 1) sortRange(start(k), start(k + 1)); k += 1 }
       start
     }
 
-    // scratch of sortRange
+    // scratch of the sorts (as long as the events when in use)
     private var sT = new Array[Long](0); private var sK = new Array[Long](0); private var sD = new Array[Long](0)
+    private def scratch(): Unit =
+      if (sT.length < n) { sT = new Array[Long](n); sK = new Array[Long](n); sD = new Array[Long](n) }
 
-    /** Sorts events [from, until) by time: insertion sort of short stretches, merged bottom-up. */
+    /** Starts of the ascending runs of events [from, until) by time, and their number. */
+    private def runStarts(from: Int, until: Int): (Array[Int], Int) = {
+      var runs = 1
+      var i = from + 1
+      while (i < until) { if (time(i) < time(i - 1)) runs += 1; i += 1 }
+      val starts = new Array[Int](runs + 1)
+      var r = 1
+      i = from + 1
+      while (i < until) { if (time(i) < time(i - 1)) { starts(r) = i; r += 1 }; i += 1 }
+      starts(0) = from; starts(runs) = until
+      (starts, runs)
+    }
+
+    /** Sorts events [from, until) by time: insertion sort of short stretches, then the ascending
+      * runs merged ([[Windows.mergeRunsInto]]).
+      */
     private def sortRange(from: Int, until: Int): Unit = {
-      val len = until - from
       var a = from
       while (a < until) { insertion(a, math.min(until, a + SmallSort)); a += SmallSort }
-      if (len <= SmallSort) return
-      if (sT.length < len) { sT = new Array[Long](len); sK = new Array[Long](len); sD = new Array[Long](len) }
-      var width = SmallSort
-      while (width < len) {
-        var lo = from
-        while (lo + width < until) {
-          val mid = lo + width; val hi = math.min(until, mid + width)
-          if (time(mid - 1) > time(mid)) mergeRuns(lo, mid, hi)
-          lo = hi
-        }
-        width *= 2
+      if (until - from <= SmallSort) return
+      val (starts, runs) = runStarts(from, until)
+      if (runs > 1 && Windows.mergeRunsInto(time, key, delta, starts, runs, until, sT, sK, sD)) {
+        val len = until - from
+        System.arraycopy(sT, from, time, from, len); System.arraycopy(sK, from, key, from, len); System.arraycopy(sD, from, delta, from, len)
       }
     }
 
@@ -128,63 +139,20 @@ private[frequent] object FrequentFold {
       }
     }
 
-    /** Merges the sorted [lo, mid) and [mid, hi) through the scratch arrays. */
-    private def mergeRuns(lo: Int, mid: Int, hi: Int): Unit = {
-      val m = mid - lo
-      System.arraycopy(time, lo, sT, 0, m); System.arraycopy(key, lo, sK, 0, m); System.arraycopy(delta, lo, sD, 0, m)
-      var i = 0; var j = mid; var o = lo
-      while (i < m && j < hi) {
-        if (time(j) < sT(i)) { time(o) = time(j); key(o) = key(j); delta(o) = delta(j); j += 1 }
-        else { time(o) = sT(i); key(o) = sK(i); delta(o) = sD(i); i += 1 }
-        o += 1
-      }
-      while (i < m) { time(o) = sT(i); key(o) = sK(i); delta(o) = sD(i); i += 1; o += 1 }
-    }
-
     /** Sorts all events by time. Events that come as a few ascending runs (each input's, in the
       * order [[Folder.collect]] writes them) are merged run by run; others take a radix sort.
       */
-    def sortByTime(): Unit = {
-      var runs = 1
-      var i = 1
-      while (i < n) { if (time(i) < time(i - 1)) runs += 1; i += 1 }
-      if (runs == 1) return
-      if (runs > MaxMergedRuns) { RadixSort.sortByTs(time, key, delta, n); return }
-      // run starts, then pairwise merges between the event arrays and the scratch ones
-      var starts = new Array[Int](runs + 1)
-      var r = 1
-      i = 1
-      while (i < n) { if (time(i) < time(i - 1)) { starts(r) = i; r += 1 }; i += 1 }
-      starts(runs) = n
-      if (sT.length < n) { sT = new Array[Long](n); sK = new Array[Long](n); sD = new Array[Long](n) }
-      while (runs > 1) {
-        val next = new Array[Int]((runs + 1) / 2 + 1)
-        var k = 0
-        while (k < runs) {
-          val lo = starts(k); val mid = starts(math.min(k + 1, runs)); val hi = starts(math.min(k + 2, runs))
-          mergeInto(lo, mid, hi)
-          next(k / 2) = lo
-          k += 2
+    def sortByTime(): Unit = if (n > 1) {
+      val (starts, runs) = runStarts(0, n)
+      if (runs > MaxMergedRuns) RadixSort.sortByTs(time, key, delta, n)
+      else if (runs > 1) {
+        scratch()
+        if (Windows.mergeRunsInto(time, key, delta, starts, runs, n, sT, sK, sD)) {
+          val t = time; time = sT; sT = t
+          val kk = key; key = sK; sK = kk
+          val d = delta; delta = sD; sD = d
         }
-        runs = (runs + 1) / 2
-        next(runs) = n
-        starts = next
-        val t = time; time = sT; sT = t
-        val kk = key; key = sK; sK = kk
-        val d = delta; delta = sD; sD = d
       }
-    }
-
-    /** Merges the sorted [lo, mid) and [mid, hi) of the event arrays into the same places of the scratch ones. */
-    private def mergeInto(lo: Int, mid: Int, hi: Int): Unit = {
-      var i = lo; var j = mid; var o = lo
-      while (i < mid && j < hi) {
-        if (time(j) < time(i)) { sT(o) = time(j); sK(o) = key(j); sD(o) = delta(j); j += 1 }
-        else { sT(o) = time(i); sK(o) = key(i); sD(o) = delta(i); i += 1 }
-        o += 1
-      }
-      if (i < mid) { System.arraycopy(time, i, sT, o, mid - i); System.arraycopy(key, i, sK, o, mid - i); System.arraycopy(delta, i, sD, o, mid - i) }
-      else if (j < hi) { System.arraycopy(time, j, sT, o, hi - j); System.arraycopy(key, j, sK, o, hi - j); System.arraycopy(delta, j, sD, o, hi - j) }
     }
 
     /** Sets the delta of event `i` (written before its value was known). */
