@@ -49,7 +49,6 @@ final class KeySlots {
   private var free = new Array[Int](64)
   private var freeN = 0
   private var used = 0
-  private var live = 0
   // open addressing, linear probing: slot + 1, 0 empty
   private var table = new Array[Int](128)
 
@@ -85,8 +84,7 @@ final class KeySlots {
       }
     keys(slot) = key; hashes(slot) = h; holds(slot) = 1
     table(i) = slot + 1
-    live += 1
-    if (live * 2 > table.length) rehash(table.length * 2)
+    if (size * 2 > table.length) rehash(table.length * 2)
     slot.toLong
   }
 
@@ -107,7 +105,7 @@ final class KeySlots {
   def release(slot: Long): Unit = take(slot)
 
   /** Distinct keys held. */
-  def size: Int = live
+  def size: Int = used - freeN
 
   private def remove(s: Int): Unit = {
     val mask = table.length - 1
@@ -130,7 +128,6 @@ final class KeySlots {
     if (freeN == free.length) free = java.util.Arrays.copyOf(free, freeN * 2)
     free(freeN) = s
     freeN += 1
-    live -= 1
   }
 
   private def rehash(n: Int): Unit = {
