@@ -1,5 +1,7 @@
 package ecmsketch.quantile
 
+import ecmsketch.ingest.RadixSort
+
 /** Array helpers for samples: (value, timestamp) pairs in two parallel arrays, ordered by value,
   * then timestamp. Values are never NaN and never -0.0 (adds map -0.0 to 0.0), so `<` is a total order.
   */
@@ -18,10 +20,16 @@ private[quantile] object Samples {
     val n = until - from
     if (n <= 1) return
     if (n < KeySortMin) { quick(vs, ts, from, until - 1); return }
-    val keys = new Array[Long](n)
+    var keys = new Array[Long](n)
     var i = 0
-    while (i < n) { keys(i) = (floatKey(vs(from + i)).toLong << 32) | i.toLong; i += 1 }
-    java.util.Arrays.sort(keys)
+    if (n < RadixMin) {
+      while (i < n) { keys(i) = (floatKey(vs(from + i)).toLong << 32) | i.toLong; i += 1 }
+      java.util.Arrays.sort(keys)
+    } else {
+      // the same order, by a radix sort of the float keys as unsigned numbers over the positions
+      while (i < n) { keys(i) = ((floatKey(vs(from + i)) ^ Int.MinValue).toLong << 32) | i.toLong; i += 1 }
+      keys = RadixSort.sortKeys(keys, new Array[Long](n), n, 32, 32)
+    }
     val v2 = new Array[Double](n); val t2 = new Array[Long](n)
     i = 0
     while (i < n) { val j = from + (keys(i) & 0xFFFFFFFFL).toInt; v2(i) = vs(j); t2(i) = ts(j); i += 1 }
@@ -39,6 +47,9 @@ private[quantile] object Samples {
       i = j
     }
   }
+
+  /** Stretches of at least this many sort their keys by radix rather than by comparisons. */
+  private final val RadixMin = 1024
 
   /** Stretches shorter than this sort by comparisons of (value, timestamp) pairs. */
   private final val KeySortMin = 48

@@ -6,7 +6,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 /** [[Samples.sort]] against a reference sort of (value, timestamp) pairs, on values that round to one
   * float (many of them, out of order), duplicates, signs, infinities and every length around the
-  * switch from comparison sorting to key sorting.
+  * switches from comparison sorting to key sorting and to radix sorting of the keys.
   */
 class SamplesSuite extends AnyFunSuite {
   private def values(r: Random, n: Int, shape: Int): Array[Double] = Array.fill(n) {
@@ -21,7 +21,7 @@ class SamplesSuite extends AnyFunSuite {
 
   test("sorts by (value, timestamp) like a reference sort") {
     val r = new Random(81L)
-    for (shape <- 0 to 4; n <- Seq(0, 1, 2, 10, 47, 48, 49, 100, 1000, 5000)) {
+    for (shape <- 0 to 4; n <- Seq(0, 1, 2, 10, 47, 48, 49, 100, 1000, 1023, 1024, 1025, 5000, 20000)) {
       val vs = values(r, n, shape)
       // timestamps mostly ascending (as sealed rows are), some not, with ties
       val ts = Array.tabulate(n)(i => if (r.nextInt(10) == 0) r.nextInt(n + 1).toLong else i.toLong / 2)
