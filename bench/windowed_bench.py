@@ -225,9 +225,8 @@ def main() -> None:
         out["row_order"][k] = {"unsorted": a[0], "sorted": b[0]}
         lines.append(f"| {k} | {a[0]:,} | {b[0]:,} |")
     lines += ["", "Either way a site's aggregate merges at least 4 runs that each span the hour, one per partition: "
-              "quantile_agg has more for rows in no order and folds them into one run; top_k_agg buffers up to 2^20 rows "
-              "of a group in a partition, so its runs do not depend on the order, and folds them into scales of one "
-              "sketch's size."]
+              "both aggregates buffer up to 2^20 rows of a group in a partition, so their runs do not depend on the "
+              "order. quantile_agg folds them into one run, top_k_agg into scales of one sketch's size."]
     spark.catalog.uncacheTable("req_sorted")
 
     # ---------------------------------------------------------------- 3. build speed at BIG_ROWS

@@ -50,6 +50,46 @@ private[quantile] final class QuantileRun(val p: QuantileParams, val rng: Rng, v
     if (rawEnd - rawStart >= p.rawCapacity) seal((rawEnd - rawStart) / 2)
   }
 
+  /** Adds the rows of positive weight among [from, until) of time-sorted parallel arrays (values as
+    * their 64 bits; none NaN, none before the run's last timestamp) to the raw region at once; if it
+    * then holds the raw capacity or more, all but half the capacity are sealed, as [[fold]] seals,
+    * and every bucket is compacted as its ledgers allow. The caller expires what falls out of the
+    * window.
+    */
+  def addBulk(ts: Array[Long], bits: Array[Long], ws: Array[Long], from: Int, until: Int): Unit = {
+    val n = rawEnd - rawStart
+    val need = n + (until - from)
+    if (rawStart > 0 || need > rawTs.length) {
+      val cap = math.max(16, need)
+      val t = new Array[Long](cap); val v = new Array[Double](cap); val w = new Array[Long](cap)
+      System.arraycopy(rawTs, rawStart, t, 0, n); System.arraycopy(rawV, rawStart, v, 0, n); System.arraycopy(rawW, rawStart, w, 0, n)
+      rawTs = t; rawV = v; rawW = w
+      rawStart = 0; rawEnd = n
+    }
+    var i = from
+    while (i < until) {
+      val w = ws(i)
+      if (w > 0) {
+        val v = java.lang.Double.longBitsToDouble(bits(i))
+        rawTs(rawEnd) = ts(i); rawV(rawEnd) = if (v == 0.0) 0.0 else v; rawW(rawEnd) = w
+        rawEnd += 1; rawWeight += w
+        lastTs = ts(i)
+      }
+      i += 1
+    }
+    if (rawEnd - rawStart >= p.rawCapacity) {
+      seal(rawEnd - rawStart - p.rawCapacity / 2)
+      compactAll()
+      // the raw region back in arrays of its own size
+      val m = rawEnd - rawStart
+      val keep = math.max(m, 16)
+      rawTs = java.util.Arrays.copyOfRange(rawTs, rawStart, rawStart + keep)
+      rawV = java.util.Arrays.copyOfRange(rawV, rawStart, rawStart + keep)
+      rawW = java.util.Arrays.copyOfRange(rawW, rawStart, rawStart + keep)
+      rawStart = 0; rawEnd = m
+    }
+  }
+
   private def growRaw(): Unit = {
     val n = rawEnd - rawStart
     if (rawStart > 0 && n <= rawTs.length / 2) {

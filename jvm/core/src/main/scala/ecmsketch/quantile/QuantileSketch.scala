@@ -52,6 +52,61 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
     expire()
   }
 
+  /** Adds rows [from, until) of time-sorted parallel arrays: timestamps, values as their 64 bits
+    * (`java.lang.Double.doubleToRawLongBits`) and weights. Every row is checked before any is taken
+    * (NaN values, weights, timestamps). A batch of at least [[QuantileParams.rawCapacity]] rows goes
+    * into the raw region at once, which is then sealed down to half its capacity and compacted, as a
+    * fold seals its rows (docs/design/windowed-quantiles.md, "Sealing and joining"); smaller batches
+    * are added row by row.
+    */
+  def addSorted(ts: Array[Long], bits: Array[Long], ws: Array[Long], from: Int, until: Int): Unit = {
+    val p0 = plan.params(0)
+    if (until - from < p0.rawCapacity) {
+      var i = from
+      while (i < until) { add(ts(i), java.lang.Double.longBitsToDouble(bits(i)), ws(i)); i += 1 }
+      return
+    }
+    // check every row first, so that a refused batch leaves the sketch as it was
+    var last = _lastTs; var hasRows = _hasRows; var total = _count
+    var i = from
+    while (i < until) {
+      if (java.lang.Double.isNaN(java.lang.Double.longBitsToDouble(bits(i))))
+        throw new SketchException("NaN value: a quantile sketch takes numbers (skip NULLs and NaNs before adding)")
+      val t = ts(i); val w = ws(i)
+      if (w < 0 || t < last || total > Long.MaxValue - w || (t == last && hasRows && spec.countWindow))
+        failBatch(t, w, last, hasRows)
+      last = t; hasRows = true; total += w
+      i += 1
+    }
+    val f = firstPositive(ws, from, until)
+    if (f < until) {
+      if (active == null) {
+        active = new QuantileRun(p0, QuantileRun.startRng(params.seed, ts(f), zeroed(bits(f)), ws(f)), 0)
+        runs = runs :+ active
+        keepsUntil = Long.MinValue
+      }
+      active.addBulk(ts, bits, ws, from, until)
+    }
+    // as adding the rows one by one notes them
+    noteAdd(ts(from), 0L)
+    noteAdd(ts(until - 1), total - _count)
+    expire()
+  }
+
+  /** The error [[checkAdd]] would give for row (t, w) after a last timestamp `last`. */
+  private def failBatch(t: Long, w: Long, last: Long, hasRows: Boolean): Nothing = {
+    if (t == last && hasRows && spec.countWindow)
+      throw new SketchException(s"count-based windows take unique arrival sequence numbers; got $t twice")
+    if (w < 0) throw new SketchException(s"weight must be non-negative, got $w")
+    if (t < last)
+      throw new SketchException(s"timestamps must be non-decreasing: got $t after $last (use the SQL aggregate or add_many, which reorder input)")
+    throw new SketchException("total weight overflows 2^63 - 1")
+  }
+
+  @inline private def zeroed(b: Long): Double = { val v = java.lang.Double.longBitsToDouble(b); if (v == 0.0) 0.0 else v }
+
+  private def firstPositive(ws: Array[Long], from: Int, until: Int): Int = { var i = from; while (i < until && ws(i) <= 0) i += 1; i }
+
   /** A lower bound on the oldest bucket end or raw timestamp of every run: nothing expires while the
     * window starts at or before it.
     */

@@ -33,6 +33,72 @@ class QuantileSuite extends AnyFunSuite {
     }
   }
 
+  test("rows given in sorted batches are sealed at once: every range within the bound") {
+    val rnd = new Random(23)
+    def rowsOf(n: Int, shape: String): IndexedSeq[Row] = {
+      val rows = (0 until n).map { i =>
+        val ts = shape match { case "bursts" => (i / 500).toLong * 40; case _ => i.toLong * 3 + rnd.nextInt(3) }
+        val w = shape match { case "weights" => if (rnd.nextInt(10) == 0) 1L + rnd.nextInt(1 << 20) else 1L + rnd.nextInt(3); case _ => 1L }
+        Row(ts, math.exp(3.0 + rnd.nextGaussian()), w)
+      }
+      rows.sortBy(_.ts)
+    }
+    // one batch; batches of random sizes, some below the raw capacity (800 rows at eps 0.02), some of
+    // weight 0; a window of a third of the rows, so batches reach past it
+    for (shape <- Seq("plain", "bursts", "weights"); (cuts, window) <- Seq("one" -> 200000L, "random" -> 200000L, "random" -> 40000L)) {
+      val rows = rowsOf(40000, shape)
+      val s = QuantileSketch.create(WindowSpec(countWindow = false, tsMicros = false, window = window), 0.02, 1e-6)
+      val ts = rows.map(_.ts).toArray; val bits = rows.map(r => java.lang.Double.doubleToRawLongBits(r.value)).toArray
+      val ws = rows.map(_.weight).toArray
+      if (cuts == "random") (0 until 300).foreach(_ => ws(rnd.nextInt(ws.length)) = 0L)
+      var from = 0
+      while (from < rows.length) {
+        val until = if (cuts == "one") rows.length else math.min(rows.length, from + 1 + rnd.nextInt(if (rnd.nextBoolean()) 700 else 9000))
+        s.addSorted(ts, bits, ws, from, until)
+        from = until
+      }
+      val kept = rows.indices.map(i => rows(i).copy(weight = ws(i))).filter(_.weight > 0)
+      val what = s"$shape, batches $cuts, window $window"
+      assert(s.count == ws.sum && s.lastTs == ts.last, what)
+      checkRanges(s, kept, rangesOf(s, kept, rnd), what)
+    }
+  }
+
+  test("a sorted batch with a bad row is refused whole, with the row's problem named") {
+    val spec = WindowSpec(countWindow = false, tsMicros = false, window = 1000000L)
+    val s = QuantileSketch.create(spec, 0.05)
+    val n = 2000
+    val ts = Array.tabulate(n)(_.toLong); val bits = Array.tabulate(n)(i => java.lang.Double.doubleToRawLongBits(i * 0.5))
+    val ws = Array.fill(n)(1L)
+    s.addSorted(ts, bits, ws, 0, n / 2)
+    val before = enc(s)
+    def refused(t: Array[Long], b: Array[Long], w: Array[Long], sk: QuantileSketch = s): String = {
+      val m = intercept[SketchException](sk.addSorted(t, b, w, n / 2, n)).getMessage
+      assert(enc(sk).sameElements(if (sk eq s) before else enc(sk)), m)
+      m
+    }
+    val nan = bits.clone(); nan(1900) = java.lang.Double.doubleToRawLongBits(Double.NaN)
+    assert(refused(ts, nan, ws).contains("NaN value"))
+    val back = ts.clone(); back(1500) = 3L
+    assert(refused(back, bits, ws).contains("timestamps must be non-decreasing: got 3 after 1499"))
+    val neg = ws.clone(); neg(1999) = -2L
+    assert(refused(ts, bits, neg).contains("weight must be non-negative, got -2"))
+    val big = ws.clone(); big(1200) = Long.MaxValue
+    assert(refused(ts, bits, big).contains("total weight overflows"))
+    val c = QuantileSketch.create(WindowSpec(countWindow = true, tsMicros = false, window = 100000L), 0.05)
+    c.addSorted(ts, bits, ws, 0, n / 2)
+    val cb = enc(c)
+    val dup = ts.clone(); dup(1700) = 1699L
+    assert(intercept[SketchException](c.addSorted(dup, bits, ws, n / 2, n)).getMessage.contains("unique arrival sequence numbers; got 1699 twice"))
+    assert(enc(c).sameElements(cb))
+    // the good batch goes in, and -0.0 is taken as 0.0
+    val z = bits.clone(); z(n - 1) = java.lang.Double.doubleToRawLongBits(-0.0)
+    s.addSorted(ts, z, ws, n / 2, n)
+    val last = java.lang.Long.valueOf(1L)
+    assert(s.count == n && s.rank(0.0, last, null) == 1.0)
+    assert(java.lang.Double.doubleToRawLongBits(s.quantile(0.5, last, null).doubleValue) == 0L)
+  }
+
   test("ranges that start inside a bucket and on its boundaries") {
     val rnd = new Random(3)
     val rows = (0 until 30000).map(i => Row(i.toLong, rnd.nextGaussian(), 1L))
