@@ -59,14 +59,41 @@ abstract class WindowSketch {
   @inline protected final def checkAdd(ts: Long, v: Long): Unit =
     if (v < 0 || ts < _lastTs || _count > Long.MaxValue - v || (ts == _lastTs && _hasRows && spec.countWindow)) failAdd(ts, v)
 
-  private def failAdd(ts: Long, v: Long): Unit = {
-    if (ts == _lastTs && _hasRows && spec.countWindow)
+  private def failAdd(ts: Long, v: Long): Unit = failAfter(ts, v, _lastTs, _hasRows, _count)
+
+  /** The error of adding (ts, v) after rows up to `last` (`has`: any) of total weight `total`. */
+  private def failAfter(ts: Long, v: Long, last: Long, has: Boolean, total: Long): Unit = {
+    if (ts == last && has && spec.countWindow)
       throw new SketchException(s"count-based windows take unique arrival sequence numbers; got $ts twice")
     if (v < 0) throw new SketchException(s"weight must be non-negative, got $v")
-    if (ts < _lastTs)
-      throw new SketchException(s"timestamps must be non-decreasing: got $ts after ${_lastTs} (use the SQL aggregate or add_many, which reorder input)")
-    if (Long.MaxValue - _count < v) throw new SketchException("total weight overflows 2^63 - 1")
+    if (ts < last)
+      throw new SketchException(s"timestamps must be non-decreasing: got $ts after $last (use the SQL aggregate or add_many, which reorder input)")
+    if (Long.MaxValue - total < v) throw new SketchException("total weight overflows 2^63 - 1")
   }
+
+  /** Checks rows [from, until) as [[checkAdd]] would check them added one after the other, without
+    * taking any: a refused batch leaves the sketch as it was.
+    */
+  protected final def checkBatch(ts: Array[Long], ws: Array[Long], from: Int, until: Int): Unit = {
+    var last = _lastTs; var has = _hasRows; var total = _count
+    var i = from
+    while (i < until) {
+      val t = ts(i); val v = ws(i)
+      if (v < 0 || t < last || total > Long.MaxValue - v || (t == last && has && spec.countWindow)) failAfter(t, v, last, has, total)
+      last = t; has = true; total += v
+      i += 1
+    }
+  }
+
+  /** Notes rows [from, until) (checked by [[checkBatch]]) as [[noteAdd]] notes them one by one. */
+  protected final def noteBatch(ts: Array[Long], ws: Array[Long], from: Int, until: Int): Unit =
+    if (until > from) {
+      var w = 0L
+      var i = from
+      while (i < until) { w += ws(i); i += 1 }
+      noteAdd(ts(from), 0L)
+      noteAdd(ts(until - 1), w)
+    }
 
   protected def noteAdd(ts: Long, v: Long): Unit = {
     _hasRows = true

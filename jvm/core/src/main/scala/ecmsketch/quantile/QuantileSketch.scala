@@ -67,17 +67,13 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
       return
     }
     // check every row first, so that a refused batch leaves the sketch as it was
-    var last = _lastTs; var hasRows = _hasRows; var total = _count
     var i = from
     while (i < until) {
       if (java.lang.Double.isNaN(java.lang.Double.longBitsToDouble(bits(i))))
         throw new SketchException("NaN value: a quantile sketch takes numbers (skip NULLs and NaNs before adding)")
-      val t = ts(i); val w = ws(i)
-      if (w < 0 || t < last || total > Long.MaxValue - w || (t == last && hasRows && spec.countWindow))
-        failBatch(t, w, last, hasRows)
-      last = t; hasRows = true; total += w
       i += 1
     }
+    checkBatch(ts, ws, from, until)
     val f = firstPositive(ws, from, until)
     if (f < until) {
       if (active == null) {
@@ -87,20 +83,8 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
       }
       active.addBulk(ts, bits, ws, from, until)
     }
-    // as adding the rows one by one notes them
-    noteAdd(ts(from), 0L)
-    noteAdd(ts(until - 1), total - _count)
+    noteBatch(ts, ws, from, until)
     expire()
-  }
-
-  /** The error [[checkAdd]] would give for row (t, w) after a last timestamp `last`. */
-  private def failBatch(t: Long, w: Long, last: Long, hasRows: Boolean): Nothing = {
-    if (t == last && hasRows && spec.countWindow)
-      throw new SketchException(s"count-based windows take unique arrival sequence numbers; got $t twice")
-    if (w < 0) throw new SketchException(s"weight must be non-negative, got $w")
-    if (t < last)
-      throw new SketchException(s"timestamps must be non-decreasing: got $t after $last (use the SQL aggregate or add_many, which reorder input)")
-    throw new SketchException("total weight overflows 2^63 - 1")
   }
 
   @inline private def zeroed(b: Long): Double = { val v = java.lang.Double.longBitsToDouble(b); if (v == 0.0) 0.0 else v }
