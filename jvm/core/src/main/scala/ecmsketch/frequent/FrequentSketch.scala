@@ -147,16 +147,24 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
 
   private def flushRows(): Unit = if (pn > 0) {
     if (scales.isEmpty) scales += new Scale(1L, plan.k)
-    val from = new Array[Int](FrequentSketch.MaxScales + 1)
+    feed(pTs, pId, pW, pn, new Array[Int](FrequentSketch.MaxScales + 1))
+    pn = 0
+    collectKeys()
+  }
+
+  /** Gives rows [0, n) of time-sorted arrays (weights above 0) to the scales, scale `l` from row
+    * `from(l)` on, each scale applying its window and horizon rules row by row.
+    */
+  private def feed(ts: Array[Long], ids: Array[Int], ws: Array[Long], n: Int, from: Array[Int]): Unit = {
     var l = 0
     while (l < scales.size) {
       val sc = scales(l); val h = horizon(l)
       var i = from(l)
-      while (i < pn) {
-        sc.addKey(pId(i), pTs(i), pW(i))
-        sc.addTotal(pTs(i), pW(i))
+      while (i < n) {
+        sc.addKey(ids(i), ts(i), ws(i))
+        sc.addTotal(ts(i), ws(i))
         if (!spec.unbounded) {
-          val lo = Windows.lowerBound(pTs(i), spec.window)
+          val lo = Windows.lowerBound(ts(i), spec.window)
           if (lo > Long.MinValue) sc.dropWhile(lo - 1)
         }
         horizonRule(l, h, i, from)
@@ -164,7 +172,74 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
       }
       l += 1
     }
-    pn = 0
+  }
+
+  /** The dictionary id of a key of type `t` held as 64 bits (see [[addBits]]). */
+  private[frequent] def idOfBits(t: Int, bits: Long): Int = { setKeyType(t); dict.idOfLong(bits) }
+
+  /** The dictionary id of a STRING or BINARY key (type `t`) whose array the sketch may keep, with
+    * [[Hashing.fingerprintBytes]] `h`.
+    */
+  private[frequent] def idOfBytes(b: Array[Byte], h: Long, t: Int): Int = {
+    SketchException.require(b.length <= FreqKeys.MaxKeyBytes, s"a frequent-items key must be at most ${FreqKeys.MaxKeyBytes} bytes, got ${b.length}")
+    setKeyType(t); dict.idOfBytes(b, h)
+  }
+
+  /** Checks rows [from, until) of a time-sorted batch (timestamps, weights) before [[addSortedIds]]:
+    * a refused batch leaves the sketch as it was.
+    */
+  private[frequent] def checkSorted(ts: Array[Long], ws: Array[Long], from: Int, until: Int): Unit = {
+    checkBatch(ts, ws, from, until)
+    if (until > from && ts(from) == Long.MinValue)
+      throw new SketchException("a frequent-items sketch takes timestamps above -2^63, got -2^63")
+  }
+
+  /** Adds rows [from, until) of a time-sorted batch checked by [[checkSorted]], keys as dictionary
+    * ids. An empty sketch takes a batch of [[FrequentSketch.BatchRows]] rows or more scale by scale
+    * (docs/design/windowed-top-k.md, "Structure"): the coarsest scale, whose horizon holds the
+    * batch's weight, takes every row; each finer scale `l` takes the rows from the newest timestamp
+    * at which the batch's rows from it on weigh at least its horizon `H_l`, with its drop mark just
+    * before that timestamp. Other batches are added row by row.
+    */
+  private[frequent] def addSortedIds(ids: Array[Int], ts: Array[Long], ws: Array[Long], from: Int, until: Int): Unit = {
+    if (!(isEmpty && pn == 0 && scales.isEmpty) || until - from < FrequentSketch.BatchRows) {
+      var i = from
+      while (i < until) { addId(ids(i), ts(i), ws(i)); i += 1 }
+      return
+    }
+    // the rows of weight above 0
+    var n = 0
+    var i = from
+    while (i < until) { if (ws(i) > 0) n += 1; i += 1 }
+    val bTs = new Array[Long](n); val bId = new Array[Int](n); val bW = new Array[Long](n)
+    var total = 0L
+    n = 0; i = from
+    while (i < until) { if (ws(i) > 0) { bTs(n) = ts(i); bId(n) = ids(i); bW(n) = ws(i); total += ws(i); n += 1 }; i += 1 }
+    noteBatch(ts, ws, from, until)
+    if (n > 0) {
+      var coarsest = 0
+      while (horizon(coarsest) < total) coarsest += 1
+      SketchException.require(coarsest < FrequentSketch.MaxScales, s"a frequent-items sketch holds at most ${FrequentSketch.MaxScales} scales")
+      val starts = new Array[Int](FrequentSketch.MaxScales + 1)
+      // walking back from the newest row: scale l starts at the first timestamp boundary where the
+      // rows after it weigh H_l or more (scales below the coarsest always find one, at row 0 at last)
+      var l = 0; var suffix = 0L
+      i = n - 1
+      while (i >= 0 && l < coarsest) {
+        suffix += bW(i)
+        if (i == 0 || bTs(i - 1) < bTs(i)) while (l < coarsest && suffix >= horizon(l)) { starts(l) = i; l += 1 }
+        i -= 1
+      }
+      l = 0
+      while (l <= coarsest) {
+        val sc = new Scale(1L << l, plan.k)
+        if (starts(l) > 0) sc.dropped = bTs(starts(l)) - 1
+        scales += sc
+        l += 1
+      }
+      feed(bTs, bId, bW, n, starts)
+    }
+    flush()
     collectKeys()
   }
 

@@ -43,6 +43,39 @@ object FreqKit {
     s
   }
 
+  /** The sketch of `rows` (in time order) given as sorted batches of `batch` rows, as the ingest
+    * layer gives them: the first goes into the empty sketch scale by scale, the others row by row.
+    */
+  def buildSorted(rows: Seq[Row], window: Long, eps: Double, levels: Int = 0, batch: Int = Int.MaxValue): FrequentSketch = {
+    val s = FrequentSketch.create(spec(window), eps, levels)
+    val ts = rows.map(_.ts).toArray; val ws = rows.map(_.w).toArray
+    val ids = new Array[Int](ts.length)
+    var from = 0
+    while (from < ts.length) {
+      val until = math.min(ts.length, from + batch)
+      s.checkSorted(ts, ws, from, until)
+      (from until until).foreach(i => ids(i) = s.idOfBits(FreqKeys.BigInt, rows(i).key))
+      s.addSortedIds(ids, ts, ws, from, until)
+      from = until
+    }
+    s
+  }
+
+  /** Lemma 3 of docs/design/windowed-top-k.md: below the coarsest scale, a scale `l` with a drop mark
+    * B has more than H_l - lambda_l units after B (the horizon rule drops while its total entries
+    * after B hold H_l, of which fewer than lambda_l arrived before; a sorted batch starts a scale
+    * where H_l units follow), so a start the next scale serves has n(t0) > (q - 1) lambda_(l+1) / 2.
+    */
+  def checkHorizons(s: FrequentSketch, rows: Seq[Row], what: String): Unit =
+    s.scales.indices.init.foreach { l =>
+      val b = s.scales(l).dropped
+      if (b != Long.MinValue) {
+        val after = rows.iterator.filter(_.ts > b).map(_.w).sum
+        assert(after > s.horizon(l) - s.scales(l).lambda,
+          s"$what: scale $l drops at $b with $after units after it, H_l - lambda_l = ${s.horizon(l) - s.scales(l).lambda}")
+      }
+    }
+
   def oracle(rows: Seq[Row]): Oracle = { val o = new Oracle; rows.foreach(x => o.add(x.key, x.ts, x.w)); o }
 
   /** Ranges to query: the window, 1, and ranges starting on and around each timestamp boundary. */

@@ -26,14 +26,14 @@ class FrequentMergeSuite extends AnyFunSuite {
     val rows = zipf(60000, 4000, 1.1, 2, 11L)
     val window = 40000L
     val o = oracle(rows)
-    Seq(2, 3, 5, 12, 33).foreach { m =>
-      val sites = split(rows, m, m.toLong).map(p => build(p, window, 0.02, levels = 1))
+    for (m <- Seq(2, 3, 5, 12, 33); sorted <- Seq(false, true)) {
+      val sites = split(rows, m, m.toLong).map(p => if (sorted) buildSorted(p, window, 0.02, levels = 1) else build(p, window, 0.02, levels = 1))
       val merged = FrequentSketch.merge(sites)
       assert(merged.mergeDepth == 1)
       assert(merged.errorBound <= 0.02)
       val now = rows.last.ts
       val worst = check(merged, o, window, now, ranges(rows, window, now, 25, m.toLong))
-      info(f"$m sites: scales ${merged.scaleCount}, entries ${merged.storedEntries}, worst error $worst%.5f, bound ${merged.errorBound}%.5f")
+      info(f"$m sites${if (sorted) " (sorted batches)" else ""}: scales ${merged.scaleCount}, entries ${merged.storedEntries}, worst error $worst%.5f, bound ${merged.errorBound}%.5f")
       roundTrip(merged)
     }
   }
@@ -68,7 +68,8 @@ class FrequentMergeSuite extends AnyFunSuite {
       val rows = base.zipWithIndex.map { case (x, i) => if (i % 4 == 0) x.copy(key = 1000L + i) else x } // many keys seen once
       val window = 100000L
       val levels = 1 + r.nextInt(2)
-      val sites = split(rows, m, 58L + trial).map(p => build(p, window, 0.2, levels))
+      // half the trials build the sites from one sorted batch each, as the ingest layer does
+      val sites = split(rows, m, 58L + trial).map(p => if (trial % 4 < 2) buildSorted(p, window, 0.2, levels) else build(p, window, 0.2, levels))
       val inputs = if (trial % 2 == 0) sites else sites.grouped(2).map(g => FrequentSketch.merge(g)).toSeq
       val f = FrequentSketch.merge(inputs)
       assert(f.mergeDepth >= 1)

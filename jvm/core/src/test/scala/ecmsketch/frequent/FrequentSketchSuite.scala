@@ -39,6 +39,39 @@ class FrequentSketchSuite extends AnyFunSuite {
     assert(s.keysHeld < 20000, s"${s.keysHeld} keys held")
   }
 
+  test("a sorted batch into an empty sketch: each scale takes the rows its horizon keeps, within the bound") {
+    val shapes = Seq(
+      ("zipf", zipf(60000, 5000, 1.1, 2, 21L), 40000L),
+      ("bursts", zipf(40000, 2000, 1.0, 0, 22L).zipWithIndex.map { case (r, i) => r.copy(ts = 1000L + i / 3000) }, 20L),
+      ("adversarial", adversarial(50000, 23L), 800L),
+      ("weighted", zipf(30000, 3000, 1.2, 3, 24L, weights = true), 30000L),
+      ("unbounded", zipf(60000, 5000, 1.1, 2, 25L), Long.MaxValue),
+      ("window of a tenth", zipf(60000, 5000, 1.1, 2, 26L), 6000L))
+    for ((name, rows, window) <- shapes; batch <- Seq(Int.MaxValue, 7000)) {
+      val what = s"$name, batches of $batch"
+      val s = buildSorted(rows, window, 0.02, batch = batch)
+      assert(s.scaleCount >= 2 && s.count == rows.map(_.w).sum, what)
+      assert(s.scales.init.exists(_.dropped != Long.MinValue), s"$what: no scale starts after the first row")
+      checkHorizons(s, rows, what)
+      val o = oracle(rows)
+      val last = rows.last.ts
+      Seq(last, last + 3).foreach(now => check(s, o, window, now, ranges(rows, window, now, 40, 27L)))
+      checkHorizons(roundTrip(s), rows, s"$what, decoded")
+    }
+  }
+
+  test("a sorted batch with a bad row is refused whole") {
+    val s = FrequentSketch.create(spec(100L), 0.05)
+    val ts = Array.tabulate(3000)(i => i.toLong / 2); val ws = Array.fill(3000)(1L)
+    val bad = ts.clone(); bad(2000) = 3L
+    assert(intercept[SketchException](s.checkSorted(bad, ws, 0, 3000)).getMessage.contains("non-decreasing"))
+    val neg = ws.clone(); neg(2999) = -1L
+    assert(intercept[SketchException](s.checkSorted(ts, neg, 0, 3000)).getMessage.contains("weight must be non-negative"))
+    val min = ts.clone(); min(0) = Long.MinValue
+    assert(intercept[SketchException](s.checkSorted(min, ws, 0, 3000)).getMessage.contains("above -2^63"))
+    assert(s.isEmpty)
+  }
+
   test("keys at exactly (phi +- e) n are classified as promised") {
     // range = the whole stream of n = 20000 rows; key 1 at phi + e, key 2 at phi - e (with e the bound)
     val eps = 0.02
