@@ -35,26 +35,72 @@ object RadixSort {
   }
 
   /** Sorts keys[0, n) stably by their bits [lo, lo + bits) (unsigned), with `tmp` of at least n
-    * longs; returns the array that holds the result (`keys` or `tmp`).
+    * longs; returns the array that holds the result (`keys` or `tmp`). Long inputs with more bits
+    * than one digit take the top digit first, into buckets that each fit the cache, and sort each
+    * bucket by the bits below (least significant digit first, or by insertion when short).
     */
   def sortKeys(keys: Array[Long], tmp: Array[Long], n: Int, lo: Int, bits: Int): Array[Long] = {
     if (bits <= 0) return keys
-    val passes = (bits + MaxDigitBits - 1) / MaxDigitBits
+    val cnt = new Array[Int]((1 << MaxDigitBits) + 1)
+    if (n < MsdMin || bits <= MaxDigitBits) return if (lsd(keys, tmp, 0, n, lo, bits, MaxDigitBits, cnt)) tmp else keys
+    val rest = bits - MaxDigitBits
+    val sh = lo + rest
+    val mask = (1L << MaxDigitBits) - 1
+    val buckets = 1 << MaxDigitBits
+    val ends = new Array[Int](buckets + 1)
+    var i = 0
+    while (i < n) { ends(((keys(i) >>> sh) & mask).toInt + 1) += 1; i += 1 }
+    var k = 0
+    while (k < buckets) { ends(k + 1) += ends(k); k += 1 }
+    System.arraycopy(ends, 0, cnt, 0, buckets + 1)
+    i = 0
+    while (i < n) {
+      val x = keys(i)
+      val d = ((x >>> sh) & mask).toInt
+      val o = cnt(d); cnt(d) = o + 1
+      tmp(o) = x
+      i += 1
+    }
+    k = 0
+    while (k < buckets) {
+      val from = ends(k); val until = ends(k + 1)
+      if (until - from <= InsertionMax) insertion(tmp, from, until, lo, rest)
+      else {
+        val digit = math.max(4, math.min(MaxDigitBits, 32 - Integer.numberOfLeadingZeros(until - from)))
+        if (lsd(tmp, keys, from, until, lo, rest, digit, cnt)) System.arraycopy(keys, from, tmp, from, until - from)
+      }
+      k += 1
+    }
+    tmp
+  }
+
+  /** Inputs of at least this many keys take their top digit first ([[sortKeys]]). */
+  private final val MsdMin = 1 << 16
+  /** Buckets of at most this many keys sort by insertion. */
+  private final val InsertionMax = 32
+
+  /** Sorts src[from, until) stably by bits [lo, lo + bits) in passes of at most `maxDigit` bits,
+    * ping-ponging with dst[from, until); returns whether the result is in `dst`. `cnt` holds at
+    * least 2^maxDigit + 1 counters.
+    */
+  private def lsd(src0: Array[Long], dst0: Array[Long], from: Int, until: Int, lo: Int, bits: Int, maxDigit: Int,
+                  cnt: Array[Int]): Boolean = {
+    val passes = (bits + maxDigit - 1) / maxDigit
     val digit = (bits + passes - 1) / passes
     val mask = (1L << digit) - 1
     val buckets = 1 << digit
-    val cnt = new Array[Int](buckets + 1)
-    var src = keys; var dst = tmp
+    var src = src0; var dst = dst0
     var p = 0
     while (p < passes) {
       val sh = lo + digit * p
-      if (p > 0) java.util.Arrays.fill(cnt, 0)
-      var i = 0
-      while (i < n) { cnt(((src(i) >>> sh) & mask).toInt + 1) += 1; i += 1 }
+      java.util.Arrays.fill(cnt, 0, buckets + 1, 0)
+      var i = from
+      while (i < until) { cnt(((src(i) >>> sh) & mask).toInt + 1) += 1; i += 1 }
+      cnt(0) = from
       var k = 0
       while (k < buckets) { cnt(k + 1) += cnt(k); k += 1 }
-      i = 0
-      while (i < n) {
+      i = from
+      while (i < until) {
         val x = src(i)
         val d = ((x >>> sh) & mask).toInt
         val o = cnt(d); cnt(d) = o + 1
@@ -64,7 +110,20 @@ object RadixSort {
       val s1 = src; src = dst; dst = s1
       p += 1
     }
-    src
+    passes % 2 == 1
+  }
+
+  /** Sorts a[from, until) stably by bits [lo, lo + bits) by insertion. */
+  private def insertion(a: Array[Long], from: Int, until: Int, lo: Int, bits: Int): Unit = {
+    val mask = if (bits >= 64) -1L else (1L << bits) - 1
+    var i = from + 1
+    while (i < until) {
+      val x = a(i); val kx = (x >>> lo) & mask
+      var j = i - 1
+      while (j >= from && java.lang.Long.compareUnsigned((a(j) >>> lo) & mask, kx) > 0) { a(j + 1) = a(j); j -= 1 }
+      a(j + 1) = x
+      i += 1
+    }
   }
 
   /** Sorts keys (ts - mn) << ib | row, then gathers the rows once. */

@@ -55,4 +55,22 @@ class RadixSortSuite extends AnyFunSuite {
       check(Array.tabulate(n)(i => (n - i).toLong / 3), "reversed with ties")
     }
   }
+
+  test("sortKeys: the top digit first on long inputs, even, skewed and sparse, like a stable sort") {
+    val rnd = new java.util.SplittableRandom(19)
+    // (label, n, bits sorted, a key's sort field): lo = 20 bits below the field hold the position
+    val cases = Seq[(String, Int, Int, Int => Long)](
+      ("even over 2^32", 200000, 32, _ => rnd.nextLong(1L << 32)),
+      ("ties over 2^12", 70000, 12, _ => rnd.nextLong(1L << 12)),
+      ("one far outlier", 100000, 40, i => if (i == 777) (1L << 40) - 1 else rnd.nextLong(1L << 20)),
+      ("buckets of a few keys", 65536, 43, _ => rnd.nextLong(1L << 43)),
+      ("reversed", 90000, 24, i => (90000 - i).toLong * 100))
+    for ((label, n, bits, field) <- cases) {
+      val f = Array.tabulate(n)(field)
+      val keys = Array.tabulate(n)(i => (f(i) << 20) | i.toLong)
+      val want = keys.clone(); java.util.Arrays.sort(want) // fields of at most 43 bits: no sign bit
+      val got = RadixSort.sortKeys(keys, new Array[Long](n), n, 20, bits)
+      assert(got.toSeq == want.toSeq, label)
+    }
+  }
 }
