@@ -50,12 +50,11 @@ private[frequent] object FrequentFold {
     }
   }
 
-  /** Growable (key, time, delta) events of the upper bound ([[Hi]]), the lower bound ([[Lo]]) or both:
-    * a bound at start t0 is the sum of its deltas at times >= t0. `key` holds key << 2 | the bounds.
+  /** Growable (key, time, delta) events of the upper bound ([[Hi]]) or the lower bound ([[Lo]]): a
+    * bound at start t0 is the sum of its deltas at times >= t0. `key` holds key << 2 | the bound.
     */
   private final val Hi = 1
   private final val Lo = 2
-  private final val Both = 3
   /** Stretches of events sorted by insertion before merging. */
   private final val SmallSort = 24
   /** Most ascending runs of events a sort by time merges (more take a radix sort): 4 passes. */
@@ -198,7 +197,10 @@ private[frequent] object FrequentFold {
       }
     }
 
-    private val keyEv = new Events; private val totEv = new Events; private val decEv = new Events
+    // each bound's events apart: an input's events of one bound come in time order, so sorting them
+    // merges a run per input
+    private val keyHi = new Events; private val keyLo = new Events
+    private val totHi = new Events; private val totLo = new Events; private val decEv = new Events
 
     /** The pending decrements of the pieces that reach the newest start (the decrement bound's floor). */
     private var pendingTop = 0L
@@ -208,7 +210,7 @@ private[frequent] object FrequentFold {
       * holding t0 (the lower bound of the merged weight that sets the drop marks).
       */
     private def collect(low: Long, keys: Boolean, single: Boolean): Unit = {
-      keyEv.clear(); totEv.clear(); decEv.clear()
+      keyHi.clear(); keyLo.clear(); totHi.clear(); totLo.clear(); decEv.clear()
       pendingTop = 0L
       var j = 0
       while (j < xs.length) {
@@ -244,25 +246,25 @@ private[frequent] object FrequentFold {
     private def piece(j: Int, s: FrequentSketch, sc: Scale, a: Long, b: Long, bottom: Boolean, keys: Boolean): Unit = {
       var cTH = 0L; var cTL = 0L; var sTH = 0L; var sTL = 0L; var cD = sc.pendDec; var sD = 0L
       // the piece's events at a (their deltas known at the end) go first: the events then come in time order
-      val atA = totEv.n; val decAtA = decEv.n
-      if (!bottom) { totEv.add(0, a, 0L, Hi); totEv.add(0, a, 0L, Lo); decEv.add(0, a, 0L, Hi) }
+      val hiAtA = totHi.n; val loAtA = totLo.n; val decAtA = decEv.n
+      if (!bottom) { totHi.add(0, a, 0L, Hi); totLo.add(0, a, 0L, Lo); decEv.add(0, a, 0L, Hi) }
       var e = if (a == Long.MinValue) sc.start else sc.firstAtOrAfter(a + 1)
       while (e < sc.end) {
         val ts = sc.ets(e); val span = sc.espan(e); val w = sc.ew(e)
         if (sc.ekey(e) == Total) {
-          if (span == ts && ts <= b && span > a) { totEv.add(0, ts, w, Both); sTH += w; sTL += w }
+          if (span == ts && ts <= b && span > a) { totHi.add(0, ts, w, Hi); totLo.add(0, ts, w, Lo); sTH += w; sTL += w }
           else { // the lower bound's event (at span <= ts) first
-            if (span > b) cTL += w else if (span > a) { totEv.add(0, span, w, Lo); sTL += w }
-            if (ts > b) cTH += w else { totEv.add(0, ts, w, Hi); sTH += w }
+            if (span > b) cTL += w else if (span > a) { totLo.add(0, span, w, Lo); sTL += w }
+            if (ts > b) cTH += w else { totHi.add(0, ts, w, Hi); sTH += w }
           }
           val dec = sc.edec(e)
           if (dec > 0) { if (ts > b) cD += dec else { decEv.add(0, ts, dec, Hi); sD += dec } }
         } else if (keys) {
           val o = outId(j, sc.ekey(e)); touch(o)
-          if (span == ts && ts <= b && span > a) { keyEv.add(o, ts, w, Both); sHi(o) += w; sLo(o) += w }
+          if (span == ts && ts <= b && span > a) { keyHi.add(o, ts, w, Hi); keyLo.add(o, ts, w, Lo); sHi(o) += w; sLo(o) += w }
           else {
-            if (ts > b) cHi(o) += w else { keyEv.add(o, ts, w, Hi); sHi(o) += w }
-            if (span > b) cLo(o) += w else if (span > a) { keyEv.add(o, span, w, Lo); sLo(o) += w }
+            if (ts > b) cHi(o) += w else { keyHi.add(o, ts, w, Hi); sHi(o) += w }
+            if (span > b) cLo(o) += w else if (span > a) { keyLo.add(o, span, w, Lo); sLo(o) += w }
           }
         }
         e += 1
@@ -274,33 +276,33 @@ private[frequent] object FrequentFold {
           val w = sc.rW(r)
           if (w > 0 && last > a) {
             val o = outId(j, sc.rKey(r)); touch(o)
-            if (last > b) cHi(o) += w else { keyEv.add(o, last, w, Hi); sHi(o) += w }
+            if (last > b) cHi(o) += w else { keyHi.add(o, last, w, Hi); sHi(o) += w }
             val span = sc.rSpan(r)
-            if (span > b) cLo(o) += w else if (span > a) { keyEv.add(o, span, w, Lo); sLo(o) += w }
+            if (span > b) cLo(o) += w else if (span > a) { keyLo.add(o, span, w, Lo); sLo(o) += w }
           }
           r += 1
         }
       }
       if (sc.totR > 0 && last > a) {
         val w = sc.totR
-        if (sc.totSpan > b) cTL += w else if (sc.totSpan > a) { totEv.add(0, sc.totSpan, w, Lo); sTL += w }
-        if (last > b) cTH += w else { totEv.add(0, last, w, Hi); sTH += w }
+        if (sc.totSpan > b) cTL += w else if (sc.totSpan > a) { totLo.add(0, sc.totSpan, w, Lo); sTL += w }
+        if (last > b) cTH += w else { totHi.add(0, last, w, Hi); sTH += w }
       }
-      if (cTH > 0) totEv.add(0, b, cTH, Hi)
-      if (cTL > 0) totEv.add(0, b, cTL, Lo)
+      if (cTH > 0) totHi.add(0, b, cTH, Hi)
+      if (cTL > 0) totLo.add(0, b, cTL, Lo)
       if (cD > 0) { if (b == Long.MaxValue) pendingTop += cD else decEv.add(0, b, cD, Hi) }
       if (!bottom) {
-        totEv.setDelta(atA, -(cTH + sTH)); totEv.setDelta(atA + 1, -(cTL + sTL))
+        totHi.setDelta(hiAtA, -(cTH + sTH)); totLo.setDelta(loAtA, -(cTL + sTL))
         decEv.setDelta(decAtA, -(cD + sD))
       }
       var t = 0
       while (t < nTouched) {
         val o = touched(t)
-        if (cHi(o) > 0) keyEv.add(o, b, cHi(o), Hi)
-        if (cLo(o) > 0) keyEv.add(o, b, cLo(o), Lo)
+        if (cHi(o) > 0) keyHi.add(o, b, cHi(o), Hi)
+        if (cLo(o) > 0) keyLo.add(o, b, cLo(o), Lo)
         if (!bottom) {
-          if (cHi(o) + sHi(o) > 0) keyEv.add(o, a, -(cHi(o) + sHi(o)), Hi)
-          if (cLo(o) + sLo(o) > 0) keyEv.add(o, a, -(cLo(o) + sLo(o)), Lo)
+          if (cHi(o) + sHi(o) > 0) keyHi.add(o, a, -(cHi(o) + sHi(o)), Hi)
+          if (cLo(o) + sLo(o) > 0) keyLo.add(o, a, -(cLo(o) + sLo(o)), Lo)
         }
         cHi(o) = 0; cLo(o) = 0; sHi(o) = 0; sLo(o) = 0
         t += 1
@@ -387,8 +389,8 @@ private[frequent] object FrequentFold {
     /** The totals' monotone lower bound over starts > `low`: (times, values), newest first. */
     def lowerTotals(low: Long): (Array[Long], Array[Long]) = {
       collect(low, keys = false, single = false)
-      totEv.sortByTime()
-      steps(totEv, 0, totEv.n, upper = false, loSteps)
+      totLo.sortByTime()
+      steps(totLo, 0, totLo.n, upper = false, loSteps)
       (java.util.Arrays.copyOf(loSteps.time, loSteps.n), java.util.Arrays.copyOf(loSteps.end, loSteps.n))
     }
 
@@ -399,22 +401,23 @@ private[frequent] object FrequentFold {
       val floorSpan = if (low == Long.MinValue) out.firstTs else math.max(low, out.firstTs)
       // keys
       val nk = keyCount
-      val ks = keyEv.sortByKeyThenTime(nk)
+      val ksHi = keyHi.sortByKeyThenTime(nk)
+      val ksLo = keyLo.sortByKeyThenTime(nk)
       var rest = 0L
       var k = 0
       while (k < nk) {
-        if (ks(k + 1) > ks(k)) {
-          steps(keyEv, ks(k), ks(k + 1), upper = true, hiSteps)
-          steps(keyEv, ks(k), ks(k + 1), upper = false, loSteps)
+        if (ksHi(k + 1) > ksHi(k)) {
+          steps(keyHi, ksHi(k), ksHi(k + 1), upper = true, hiSteps)
+          steps(keyLo, ksLo(k), ksLo(k + 1), upper = false, loSteps)
           if (hiSteps.units > 0) rest = math.max(rest, blocks(k, bs, floorSpan, keepRest = false))
         }
         k += 1
       }
       // totals
       val tFirst = on
-      totEv.sortByTime()
-      steps(totEv, 0, totEv.n, upper = true, hiSteps)
-      steps(totEv, 0, totEv.n, upper = false, loSteps)
+      totHi.sortByTime(); totLo.sortByTime()
+      steps(totHi, 0, totHi.n, upper = true, hiSteps)
+      steps(totLo, 0, totLo.n, upper = false, loSteps)
       if (hiSteps.units > 0) blocks(Total, bs, floorSpan, keepRest = true)
       val tEnd = on // total entries [tFirst, tEnd), times non-increasing
       // the decrement bound: largest value at a later start, its steps on total entries of their time
