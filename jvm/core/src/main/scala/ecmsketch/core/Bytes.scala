@@ -94,6 +94,24 @@ final class ByteReader(val bytes: Array[Byte], limit: Int) {
     }
     v
   }
+  /** Whether a varint that [[getVarLong]] would read without error (complete, at most 10 bytes,
+    * within 64 bits) starts at the position: [[getReadyVarLong]] then reads it with no field name.
+    */
+  def varLongReady: Boolean = {
+    var i = pos
+    while (i < limit && i - pos < 10) {
+      val b = bytes(i)
+      if ((b & 0x80) == 0) return i - pos < 9 || (b & 0x7E) == 0
+      i += 1
+    }
+    false
+  }
+  /** Reads a varint that [[varLongReady]] found well formed. */
+  def getReadyVarLong(): Long = {
+    var shift = 0; var v = 0L; var b = 0
+    while ({ b = bytes(pos) & 0xFF; pos += 1; v |= (b & 0x7FL) << shift; shift += 7; (b & 0x80) != 0 }) ()
+    v
+  }
   /** A varint that must lie in [lo, hi]. */
   def getVarIn(what: => String, lo: Long, hi: Long): Long = {
     val at = pos

@@ -252,20 +252,20 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
       var pk = -2; var pspan = 0L; var pw = 0L; var pdec = 0L
       var e = 0
       while (e < n) {
-        val dt = vl(in, s"timestamp of entry $e of scale $l")
+        val dt = vlEntry(in, FTs, e, l)
         if (java.lang.Long.compareUnsigned(dt, span - usedSpan) > 0) corrupt(s"entry $e of scale $l lies after the last timestamp")
         usedSpan += dt
         val ts = prev + dt
         if (ts <= sc.dropped) corrupt(s"entry $e of scale $l lies at or before the scale's drop mark")
         if (ts < windowLo) corrupt(s"entry $e of scale $l lies before the window (not canonical)")
-        val back = vl(in, s"span of entry $e of scale $l")
+        val back = vlEntry(in, FSpan, e, l)
         if (java.lang.Long.compareUnsigned(back, usedSpan) > 0) corrupt(s"entry $e of scale $l spans back before the first timestamp")
         val sp = ts - back
-        val kv = vin(in, s"key of entry $e of scale $l", 0, nKeys.toLong).toInt
+        val kv = vinEntry(in, FKey, e, l, 0, nKeys.toLong).toInt
         // a total entry of weight 0 (body version 2) carries a fold's decrement step at its time
-        val w = vin(in, s"weight of entry $e of scale $l", if (kv == 0 && version >= 2) 0 else 1, h.count)
+        val w = vinEntry(in, FWeight, e, l, if (kv == 0 && version >= 2) 0 else 1, h.count)
         if (w == 0L && sp != ts) corrupt(s"entry $e of scale $l has weight 0 and spans back")
-        val dec = if (kv == 0) vin(in, s"decrement of entry $e of scale $l", 0, h.count) else 0L
+        val dec = if (kv == 0) vinEntry(in, FDec, e, l, 0, h.count) else 0L
         val kc = kv - 1
         if (e > 0 && dt == 0) { // canonical order within a timestamp
           val c = if (kc != pk) Integer.compare(kc, pk) else if (sp != pspan) java.lang.Long.compare(sp, pspan)
@@ -306,6 +306,33 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
     val at = in.position
     val v = in.getVarLong(what)
     if (in.position - at > 1 && in.bytes(in.position - 1) == 0) corrupt(s"$what at byte $at is not in its shortest varint form")
+    v
+  }
+
+  // the fields of an entry, named only for an error: reading an entry allocates no name
+  private final val FTs = 0
+  private final val FSpan = 1
+  private final val FKey = 2
+  private final val FWeight = 3
+  private final val FDec = 4
+  private val entryFields = Array("timestamp", "span", "key", "weight", "decrement")
+  private def entryField(f: Int, e: Int, l: Int): String = s"${entryFields(f)} of entry $e of scale $l"
+
+  /** [[vl]] of field `f` of entry `e` of scale `l`, with the same errors. */
+  private def vlEntry(in: ByteReader, f: Int, e: Int, l: Int): Long =
+    if (!in.varLongReady) vl(in, entryField(f, e, l))
+    else {
+      val at = in.position
+      val v = in.getReadyVarLong()
+      if (in.position - at > 1 && in.bytes(in.position - 1) == 0) corrupt(s"${entryField(f, e, l)} at byte $at is not in its shortest varint form")
+      v
+    }
+
+  /** [[vin]] of field `f` of entry `e` of scale `l`, with the same errors. */
+  private def vinEntry(in: ByteReader, f: Int, e: Int, l: Int, lo: Long, hi: Long): Long = {
+    val at = in.position
+    val v = vlEntry(in, f, e, l)
+    if (v < lo || v > hi) corrupt(s"${entryField(f, e, l)} = $v at byte $at is outside [$lo, $hi]")
     v
   }
 
