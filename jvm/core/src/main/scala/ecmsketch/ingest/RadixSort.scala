@@ -44,31 +44,19 @@ object RadixSort {
     val cnt = new Array[Int]((1 << MaxDigitBits) + 1)
     if (n < MsdMin || bits <= MaxDigitBits) return if (lsd(keys, tmp, 0, n, lo, bits, MaxDigitBits, cnt)) tmp else keys
     val rest = bits - MaxDigitBits
-    val sh = lo + rest
-    val mask = (1L << MaxDigitBits) - 1
-    val buckets = 1 << MaxDigitBits
-    val ends = new Array[Int](buckets + 1)
-    var i = 0
-    while (i < n) { ends(((keys(i) >>> sh) & mask).toInt + 1) += 1; i += 1 }
+    // the top digit: one pass into tmp, after which cnt(d) is the end of bucket d
+    lsd(keys, tmp, 0, n, lo + rest, MaxDigitBits, MaxDigitBits, cnt)
+    val ends = java.util.Arrays.copyOf(cnt, 1 << MaxDigitBits)
+    var from = 0
     var k = 0
-    while (k < buckets) { ends(k + 1) += ends(k); k += 1 }
-    System.arraycopy(ends, 0, cnt, 0, buckets + 1)
-    i = 0
-    while (i < n) {
-      val x = keys(i)
-      val d = ((x >>> sh) & mask).toInt
-      val o = cnt(d); cnt(d) = o + 1
-      tmp(o) = x
-      i += 1
-    }
-    k = 0
-    while (k < buckets) {
-      val from = ends(k); val until = ends(k + 1)
+    while (k < ends.length) {
+      val until = ends(k)
       if (until - from <= InsertionMax) insertion(tmp, from, until, lo, rest)
       else {
         val digit = math.max(4, math.min(MaxDigitBits, 32 - Integer.numberOfLeadingZeros(until - from)))
         if (lsd(tmp, keys, from, until, lo, rest, digit, cnt)) System.arraycopy(keys, from, tmp, from, until - from)
       }
+      from = until
       k += 1
     }
     tmp
