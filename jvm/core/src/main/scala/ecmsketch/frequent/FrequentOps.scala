@@ -30,17 +30,20 @@ final class FrequentOps(factory: () => FrequentSketch, val keyType: Int, val slo
   def add(s: FrequentSketch, bits: Long, ts: Long, v: Long): Unit =
     if (slots == null) s.addBits(keyType, bits, ts, v)
     else { val h = slots.hash(bits); s.addBytes(slots.take(bits), h, keyType, ts, v) }
-  /** A sorted batch: its keys are resolved to the sketch's dictionary ids, and the rows go in
-    * through [[FrequentSketch.addSortedIds]].
+  /** A sorted batch that the sketch takes at once ([[FrequentSketch.takesSortedBatch]]): its keys are
+    * looked up in the sketch's dictionary, and the rows go in through
+    * [[FrequentSketch.addSortedIds]]. Other batches go row by row.
     */
-  override def addSorted(s: FrequentSketch, fps: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit = {
-    s.checkSorted(ts, vs, from, until)
-    val ids = new Array[Int](until)
-    var i = from
-    if (slots == null) while (i < until) { ids(i) = s.idOfBits(keyType, fps(i)); i += 1 }
-    else while (i < until) { val h = slots.hash(fps(i)); ids(i) = s.idOfBytes(slots.take(fps(i)), h, keyType); i += 1 }
-    s.addSortedIds(ids, ts, vs, from, until)
-  }
+  override def addSorted(s: FrequentSketch, fps: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit =
+    if (!s.takesSortedBatch(until - from)) super.addSorted(s, fps, ts, vs, from, until)
+    else {
+      s.checkSorted(ts, vs, from, until)
+      val ids = new Array[Int](until - from)
+      var i = from
+      if (slots == null) while (i < until) { ids(i - from) = s.idOfBits(keyType, fps(i)); i += 1 }
+      else while (i < until) { val h = slots.hash(fps(i)); ids(i - from) = s.idOfBytes(slots.take(fps(i)), h, keyType); i += 1 }
+      s.addSortedIds(ids, ts, vs, from, until)
+    }
   def merge(xs: Seq[FrequentSketch]): FrequentSketch = FrequentKind.mergeSameStream(xs)
   def encode(s: FrequentSketch): Array[Byte] = Codec.encode(FrequentKind, s)
   def decode(b: Array[Byte]): FrequentSketch = Codec.decodeAs(FrequentKind, b)

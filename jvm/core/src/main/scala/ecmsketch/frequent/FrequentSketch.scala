@@ -194,19 +194,22 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
       throw new SketchException("a frequent-items sketch takes timestamps above -2^63, got -2^63")
   }
 
-  /** Adds rows [from, until) of a time-sorted batch checked by [[checkSorted]], keys as dictionary
-    * ids. An empty sketch takes a batch of [[FrequentSketch.BatchRows]] rows or more scale by scale
-    * (docs/design/windowed-top-k.md, "Structure"): the coarsest scale, whose horizon holds the
-    * batch's weight, takes every row; each finer scale `l` takes the rows from the newest timestamp
-    * at which the batch's rows from it on weigh at least its horizon `H_l`, with its drop mark just
-    * before that timestamp. Other batches are added row by row.
+  /** Whether [[addSortedIds]] takes a sorted batch of `rows` rows: an empty sketch takes a batch of
+    * [[FrequentSketch.BatchRows]] rows or more at once. Other batches go row by row, each key looked
+    * up as its row is added (a sweep of the dictionary between rows keeps only the keys held).
+    */
+  private[frequent] def takesSortedBatch(rows: Int): Boolean =
+    isEmpty && pn == 0 && scales.isEmpty && rows >= FrequentSketch.BatchRows
+
+  /** Adds rows [from, until) of a time-sorted batch checked by [[checkSorted]], row `i`'s key as the
+    * dictionary id `ids(i - from)`, into a sketch that [[takesSortedBatch]] (no sweep of the
+    * dictionary runs before every row is in). Scale by scale (docs/design/windowed-top-k.md,
+    * "Structure"): the coarsest scale, whose horizon holds the batch's weight, takes every row; each
+    * finer scale `l` takes the rows from the newest timestamp at which the batch's rows from it on
+    * weigh at least its horizon `H_l`, with its drop mark just before that timestamp.
     */
   private[frequent] def addSortedIds(ids: Array[Int], ts: Array[Long], ws: Array[Long], from: Int, until: Int): Unit = {
-    if (!(isEmpty && pn == 0 && scales.isEmpty) || until - from < FrequentSketch.BatchRows) {
-      var i = from
-      while (i < until) { addId(ids(i), ts(i), ws(i)); i += 1 }
-      return
-    }
+    SketchException.require(takesSortedBatch(until - from), "a frequent-items sketch takes a sorted batch only when empty")
     // the rows of weight above 0
     var n = 0
     var i = from
@@ -214,7 +217,7 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
     val bTs = new Array[Long](n); val bId = new Array[Int](n); val bW = new Array[Long](n)
     var total = 0L
     n = 0; i = from
-    while (i < until) { if (ws(i) > 0) { bTs(n) = ts(i); bId(n) = ids(i); bW(n) = ws(i); total += ws(i); n += 1 }; i += 1 }
+    while (i < until) { if (ws(i) > 0) { bTs(n) = ts(i); bId(n) = ids(i - from); bW(n) = ws(i); total += ws(i); n += 1 }; i += 1 }
     noteBatch(ts, ws, from, until)
     if (n > 0) {
       var coarsest = 0

@@ -43,19 +43,18 @@ object FreqKit {
     s
   }
 
-  /** The sketch of `rows` (in time order) given as sorted batches of `batch` rows, as the ingest
-    * layer gives them: the first goes into the empty sketch scale by scale, the others row by row.
+  /** The sketch of `rows` (in time order) given as sorted batches of `batch` rows through
+    * [[FrequentOps.addSorted]], as the ingest layer gives them: the first goes into the empty sketch
+    * scale by scale, the others row by row.
     */
   def buildSorted(rows: Seq[Row], window: Long, eps: Double, levels: Int = 0, batch: Int = Int.MaxValue): FrequentSketch = {
-    val s = FrequentSketch.create(spec(window), eps, levels)
-    val ts = rows.map(_.ts).toArray; val ws = rows.map(_.w).toArray
-    val ids = new Array[Int](ts.length)
+    val ops = new FrequentOps(() => FrequentSketch.create(spec(window), eps, levels), FreqKeys.BigInt, null)
+    val s = ops.create()
+    val keys = rows.map(_.key).toArray; val ts = rows.map(_.ts).toArray; val ws = rows.map(_.w).toArray
     var from = 0
     while (from < ts.length) {
       val until = math.min(ts.length, from + batch)
-      s.checkSorted(ts, ws, from, until)
-      (from until until).foreach(i => ids(i) = s.idOfBits(FreqKeys.BigInt, rows(i).key))
-      s.addSortedIds(ids, ts, ws, from, until)
+      ops.addSorted(s, keys, ts, ws, from, until)
       from = until
     }
     s

@@ -61,15 +61,45 @@ class FrequentSketchSuite extends AnyFunSuite {
   }
 
   test("a sorted batch with a bad row is refused whole") {
-    val s = FrequentSketch.create(spec(100L), 0.05)
-    val ts = Array.tabulate(3000)(i => i.toLong / 2); val ws = Array.fill(3000)(1L)
+    val ops = new FrequentOps(() => FrequentSketch.create(spec(100L), 0.05), FreqKeys.BigInt, null)
+    val s = ops.create()
+    val keys = Array.tabulate(3000)(_.toLong); val ts = Array.tabulate(3000)(i => i.toLong / 2); val ws = Array.fill(3000)(1L)
     val bad = ts.clone(); bad(2000) = 3L
-    assert(intercept[SketchException](s.checkSorted(bad, ws, 0, 3000)).getMessage.contains("non-decreasing"))
+    assert(intercept[SketchException](ops.addSorted(s, keys, bad, ws, 0, 3000)).getMessage.contains("non-decreasing"))
     val neg = ws.clone(); neg(2999) = -1L
-    assert(intercept[SketchException](s.checkSorted(ts, neg, 0, 3000)).getMessage.contains("weight must be non-negative"))
+    assert(intercept[SketchException](ops.addSorted(s, keys, ts, neg, 0, 3000)).getMessage.contains("weight must be non-negative"))
     val min = ts.clone(); min(0) = Long.MinValue
-    assert(intercept[SketchException](s.checkSorted(min, ws, 0, 3000)).getMessage.contains("above -2^63"))
-    assert(s.isEmpty)
+    assert(intercept[SketchException](ops.addSorted(s, keys, min, ws, 0, 3000)).getMessage.contains("above -2^63"))
+    assert(s.isEmpty && s.keysHeld == 0 && s.scaleCount == 0)
+    ops.addSorted(s, keys, ts, ws, 0, 3000)
+    assert(s.count == 3000L && s.keysHeld > 0)
+  }
+
+  test("sorted batches after the first go row by row: keys of many distinct keys survive sweeps in a batch") {
+    // distinct keys in time order, beside a few heavy ones: the dictionary is swept every few
+    // thousand rows, inside batches of 8,192 rows
+    val rows = (0 until 40960).map(i => Row(if (i % 3 == 0) (i % 7).toLong else 1000000L + i, i.toLong, 1L))
+    val o = oracle(rows)
+    for (batch <- Seq(8192, 1000)) {
+      val s = buildSorted(rows, 1000000L, 0.01, batch = batch)
+      val now = rows.last.ts
+      check(s, o, 1000000L, now, Seq(1L, 2L, 100L, 5000L, 40000L, 1000000L), absent = Seq(-1L, 1000000L + 40958L))
+      roundTrip(s)
+    }
+    // string keys through key slots, as the SQL aggregate gives them
+    val slots = new KeySlots
+    val ops = new FrequentOps(() => FrequentSketch.create(spec(1000000L), 0.01), FreqKeys.Str, slots)
+    val s = ops.create()
+    val fps = rows.map(r => slots.put(("k" + r.key).getBytes("UTF-8"))).toArray
+    val ts = rows.map(_.ts).toArray; val ws = rows.map(_.w).toArray
+    (0 until rows.length by 8192).foreach(from => ops.addSorted(s, fps, ts, ws, from, math.min(rows.length, from + 8192)))
+    val back = roundTrip(s)
+    for (x <- Seq(s, back); r <- Seq(1L, 100L, 40000L); key <- Seq(0L, 3L, 1000000L + 40958L, 1000000L + 40957L, 1000000L + 20000L)) {
+      val f = o.freqsAfter(rows.last.ts - r).getOrElse(key, 0L)
+      val n = rows.count(_.ts > rows.last.ts - r)
+      val e = x.estimate("k" + key, r, null)
+      assert(e.lower <= f && f <= e.upper && math.abs(e.estimate - f) <= x.errorBound * n + 1e-9, s"string key $key, range $r: $f vs $e")
+    }
   }
 
   test("keys at exactly (phi +- e) n are classified as promised") {
