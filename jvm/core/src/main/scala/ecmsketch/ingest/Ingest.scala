@@ -38,9 +38,10 @@ trait SketchOps[S <: WindowSketch] extends Serializable {
   /** Rows the reorder buffer holds before its older half goes into the main run when its rows are in
     * no order (before any main run, they are checked each time the buffer fills): [[Ingest.MaxBuffer]]
     * by default, which is also the limit for rows in order or out of order only locally. Kinds whose
-    * runs hold about as much as their rows, and which would collect the late rows anyway, may hold
-    * up to [[Ingest.MaxLate]], so that up to that many rows of a group in a partition in no order
-    * make a single run.
+    * runs hold about as much as their rows, and which would collect the late rows anyway, or kinds
+    * that build a sorted batch much faster than side runs and their fold, may hold up to
+    * [[Ingest.MaxLate]] (24 bytes a row), so that up to that many rows of a group in a partition in
+    * no order make a single run.
     */
   def bufferRows: Int = Ingest.MaxBuffer
   /** Whether runs take an event-id salt ([[setEventSalt]]: sketches with randomized-wave cells). */

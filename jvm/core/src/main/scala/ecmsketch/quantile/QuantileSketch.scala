@@ -53,11 +53,11 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
   }
 
   /** Adds rows [from, until) of time-sorted parallel arrays: timestamps, values as their 64 bits
-    * (`java.lang.Double.doubleToRawLongBits`) and weights. Every row is checked before any is taken
-    * (NaN values, weights, timestamps). A batch of at least [[QuantileParams.rawCapacity]] rows goes
-    * into the raw region at once, which is then sealed down to half its capacity and compacted, as a
-    * fold seals its rows (docs/design/windowed-quantiles.md, "Sealing and joining"); smaller batches
-    * are added row by row.
+    * (`java.lang.Double.doubleToRawLongBits`) and weights. A batch of at least
+    * [[QuantileParams.rawCapacity]] rows is checked whole before any row is taken (the first bad row
+    * gives the error [[add]] would give), then goes into the raw region at once, which is sealed
+    * down to half its capacity and compacted, as a fold seals its rows
+    * (docs/design/windowed-quantiles.md, "Sealing and joining"). Smaller batches are added row by row.
     */
   def addSorted(ts: Array[Long], bits: Array[Long], ws: Array[Long], from: Int, until: Int): Unit = {
     val p0 = plan.params(0)
@@ -66,14 +66,12 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
       while (i < until) { add(ts(i), java.lang.Double.longBitsToDouble(bits(i)), ws(i)); i += 1 }
       return
     }
-    // check every row first, so that a refused batch leaves the sketch as it was
-    var i = from
-    while (i < until) {
-      if (java.lang.Double.isNaN(java.lang.Double.longBitsToDouble(bits(i))))
-        throw new SketchException("NaN value: a quantile sketch takes numbers (skip NULLs and NaNs before adding)")
-      i += 1
-    }
-    checkBatch(ts, ws, from, until)
+    // check every row first, so that a refused batch leaves the sketch as it was; the rows before
+    // the first NaN are checked first, as adding row by row would find their errors first
+    var nan = from
+    while (nan < until && !java.lang.Double.isNaN(java.lang.Double.longBitsToDouble(bits(nan)))) nan += 1
+    checkBatch(ts, ws, from, nan)
+    if (nan < until) throw new SketchException("NaN value: a quantile sketch takes numbers (skip NULLs and NaNs before adding)")
     val f = firstPositive(ws, from, until)
     if (f < until) {
       if (active == null) {
