@@ -75,12 +75,13 @@ object RadixSort {
                   cnt: Array[Int]): Boolean = {
     val passes = (bits + maxDigit - 1) / maxDigit
     val digit = (bits + passes - 1) / passes
-    val mask = (1L << digit) - 1
     val buckets = 1 << digit
     var src = src0; var dst = dst0
     var p = 0
     while (p < passes) {
       val sh = lo + digit * p
+      // the last pass may be narrower: no bit above the field takes part
+      val mask = (1L << math.min(digit, lo + bits - sh)) - 1
       java.util.Arrays.fill(cnt, 0, buckets + 1, 0)
       var i = from
       while (i < until) { cnt(((src(i) >>> sh) & mask).toInt + 1) += 1; i += 1 }

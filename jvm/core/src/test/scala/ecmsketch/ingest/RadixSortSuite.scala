@@ -73,4 +73,16 @@ class RadixSortSuite extends AnyFunSuite {
       assert(got.toSeq == want.toSeq, label)
     }
   }
+
+  test("sortKeys reads only its field: bits above it do not take part, at every field width") {
+    val rnd = new java.util.SplittableRandom(23)
+    for (n <- Seq(5000, 70000); bits <- Seq(1, 11, 12, 13, 23, 33)) {
+      // the field [20, 20 + bits), noise above it, the position below it
+      val keys = Array.tabulate(n)(i => (rnd.nextLong() << (20 + bits)) | (rnd.nextLong(1L << bits) << 20) | i.toLong)
+      val field = (x: Long) => (x >>> 20) & ((1L << bits) - 1)
+      val want = keys.map(Long.box).sortWith((x, y) => field(x) < field(y) || (field(x) == field(y) && (x & 0xFFFFF) < (y & 0xFFFFF)))
+      val got = RadixSort.sortKeys(keys.clone(), new Array[Long](n), n, 20, bits)
+      assert(got.toSeq == want.toSeq.map(_.longValue), s"n $n, field of $bits bits")
+    }
+  }
 }
