@@ -16,6 +16,11 @@ trait SketchOps[S <: WindowSketch] extends Serializable {
     var i = from
     while (i < until) { add(s, fps(i), ts(i), vs(i)); i += 1 }
   }
+  /** Takes rows [0, n) of parallel arrays in any time order into `s`, a run that has taken no row, in
+    * the state that sorting them by time, stably, and [[addSorted]] give, and returns true; or returns
+    * false without taking any (the default), and the caller sorts them.
+    */
+  def addUnsorted(s: S, fps: Array[Long], ts: Array[Long], vs: Array[Long], n: Int): Boolean = false
   /** n-way order-preserving merge of partial sketches of one stream (count windows allowed). */
   def merge(xs: Seq[S]): S
   /** A fresh fine side run: finer cells whose one merge stays within the main plan's cell epsilon
@@ -278,8 +283,12 @@ final class Ingest[S <: WindowSketch](val ops: SketchOps[S], window: Long, salt:
   /** Flushes every buffered row into runs (no error: buffered rows are never older than the main run). */
   private def finishLocal(): Unit = {
     if (n > 0) {
-      RadixSort.sortByTs(bufTs, bufFp, bufV, n)
-      ops.addSorted(mainRun(0, n), bufFp, bufTs, bufV, 0, n)
+      val fresh = main == null
+      val s = mainRun(0, n)
+      if (!(fresh && ops.addUnsorted(s, bufFp, bufTs, bufV, n))) {
+        RadixSort.sortByTs(bufTs, bufFp, bufV, n)
+        ops.addSorted(s, bufFp, bufTs, bufV, 0, n)
+      }
       n = 0
     }
     flushLate()

@@ -169,6 +169,22 @@ private[quantile] object Bucket {
     new Bucket(ts(from), ts(until - 1), count, 0.0, 0.0, vals, tss, sizes)
   }
 
+  /** A value from its 64 bits, -0.0 taken as 0.0 (as adding a row takes it). */
+  @inline def value(bits: Long): Double = { val v = java.lang.Double.longBitsToDouble(bits); if (v == 0.0) 0.0 else v }
+
+  /** The exact bucket of rows [from, until) of weight 1, in any time order, with values as their 64
+    * bits: the bucket [[fromRows]] makes of the same rows in time order.
+    */
+  def fromUnitRows(ts: Array[Long], bits: Array[Long], from: Int, until: Int): Bucket = {
+    val n = until - from
+    val v = new Array[Double](n); val t = java.util.Arrays.copyOfRange(ts, from, until)
+    var lo = Long.MaxValue; var hi = Long.MinValue
+    var i = 0
+    while (i < n) { v(i) = value(bits(from + i)); val x = t(i); if (x < lo) lo = x; if (x > hi) hi = x; i += 1 }
+    Samples.sort(v, t, 0, n)
+    new Bucket(lo, hi, n.toLong, 0.0, 0.0, Array(v), Array(t), Array(n))
+  }
+
   /** The union of adjacent buckets a (older) and b (newer) of one run: the ledgers add. */
   def union(a: Bucket, b: Bucket): Bucket = {
     val n = math.max(a.levels, b.levels)

@@ -13,6 +13,9 @@ final class QuantileOps(factory: () => QuantileSketch) extends SketchOps[Quantil
   /** Sorted batches go to [[QuantileSketch.addSorted]]. */
   override def addSorted(s: QuantileSketch, bits: Array[Long], ts: Array[Long], vs: Array[Long], from: Int, until: Int): Unit =
     s.addSorted(ts, bits, vs, from, until)
+  /** Rows in any order into an empty sketch: [[QuantileSketch.addUnsorted]]. */
+  override def addUnsorted(s: QuantileSketch, bits: Array[Long], ts: Array[Long], vs: Array[Long], n: Int): Boolean =
+    s.addUnsorted(ts, bits, vs, n)
   def merge(xs: Seq[QuantileSketch]): QuantileSketch = QuantileSketch.mergeSameStream(xs)
   /** The finished sketch of a partial aggregate's runs: overlapping runs are folded into one (early
     * merges of runs keep them side by side, so that a finished aggregate is of generation 1).

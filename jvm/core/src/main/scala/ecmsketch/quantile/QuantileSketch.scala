@@ -85,6 +85,36 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
     expire()
   }
 
+  /** Takes rows [0, n) in any time order (timestamps, values as their 64 bits, weights) into an empty
+    * sketch at once, in the state that sorting them by time, stably, and [[addSorted]] give
+    * ([[UnsortedBatch]]), and returns true. Returns false, taking nothing, unless the sketch is empty
+    * and has a time window, and the rows number at least the raw capacity, each of weight 1, no value
+    * NaN: the caller then sorts them.
+    */
+  def addUnsorted(ts: Array[Long], bits: Array[Long], ws: Array[Long], n: Int): Boolean = {
+    val p0 = plan.params(0)
+    if (!isEmpty || runs.nonEmpty || spec.countWindow || n < p0.rawCapacity) return false
+    var f = 0
+    var i = 0
+    while (i < n) {
+      if (ws(i) != 1L || java.lang.Double.isNaN(java.lang.Double.longBitsToDouble(bits(i)))) return false
+      if (ts(i) < ts(f)) f = i
+      i += 1
+    }
+    // f: the first row by time (the first to arrive of the oldest timestamp), whose row seeds the coins
+    var mx = ts(0)
+    i = 1
+    while (i < n) { if (ts(i) > mx) mx = ts(i); i += 1 }
+    active = new QuantileRun(p0, QuantileRun.startRng(params.seed, ts(f), zeroed(bits(f)), 1L), 0)
+    runs = runs :+ active
+    keepsUntil = Long.MinValue
+    UnsortedBatch.fill(active, ts, bits, n)
+    noteAdd(ts(f), 0L)
+    noteAdd(mx, n.toLong)
+    expire()
+    true
+  }
+
   @inline private def zeroed(b: Long): Double = { val v = java.lang.Double.longBitsToDouble(b); if (v == 0.0) 0.0 else v }
 
   private def firstPositive(ws: Array[Long], from: Int, until: Int): Int = { var i = from; while (i < until && ws(i) <= 0) i += 1; i }

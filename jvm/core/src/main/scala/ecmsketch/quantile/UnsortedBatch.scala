@@ -1,0 +1,99 @@
+package ecmsketch.quantile
+
+import ecmsketch.ingest.RadixSort
+
+/** Fills an empty run with rows of weight 1 in any time order (the ingest layer's reorder buffer
+  * before a main run exists) in the state that sorting them by time, stably, and
+  * [[QuantileRun.addBulk]] give, byte for byte, without sorting every row by time.
+  *
+  * The rows are scattered by the top bits of their timestamps into slices, which lie in time order;
+  * a row's place among the rows by time is then its slice's place, up to the order within the slice.
+  * Bucket boundaries depend only on how many rows lie after them (every weight is 1), so they are
+  * known before any row is placed. Only the slices that a boundary cuts, and those of the raw region,
+  * are sorted by time. The others need no order: a bucket sorts its samples by (value, timestamp).
+  */
+private[quantile] object UnsortedBatch {
+  /** Slices: 2^11, so that each one of a large batch stays in the cache while it is sorted. */
+  private final val SliceBits = 11
+
+  /** Fills the empty run `r` with rows [0, n): timestamps, values as their 64 bits (none NaN), each
+    * of weight 1, with n at least `r.p.rawCapacity`.
+    */
+  def fill(r: QuantileRun, ts: Array[Long], bits: Array[Long], n: Int): Unit = {
+    val p = r.p
+    val keep = p.rawCapacity / 2
+    val k = n - keep // rows [0, k) by time are sealed, [k, n) stay raw
+    // bucket starts, newest first, as QuantileRun.seal cuts rows of weight 1
+    val cuts = new Array[Int](k + 1)
+    var nCuts = 0
+    var newer = keep.toLong; var c = 0L
+    var i = k - 1
+    while (i >= 0) {
+      if (c > 0 && !p.mayJoin(c, 1L, newer)) { cuts(nCuts) = i + 1; nCuts += 1; newer += c; c = 0L }
+      c += 1
+      i -= 1
+    }
+    cuts(nCuts) = 0; nCuts += 1
+    // slices by the top bits of ts - min, scattered stably (each keeps the rows' order)
+    var mn = ts(0); var mx = ts(0)
+    i = 1
+    while (i < n) { val t = ts(i); if (t < mn) mn = t; if (t > mx) mx = t; i += 1 }
+    val rangeBits = 64 - java.lang.Long.numberOfLeadingZeros(mx - mn)
+    val shift = math.max(0, rangeBits - SliceBits)
+    val slices = 1 << math.min(rangeBits, SliceBits)
+    val start = new Array[Int](slices + 1)
+    i = 0
+    while (i < n) { start(((ts(i) - mn) >>> shift).toInt + 1) += 1; i += 1 }
+    var s = 0
+    while (s < slices) { start(s + 1) += start(s); s += 1 }
+    val fill = java.util.Arrays.copyOf(start, slices)
+    val sTs = new Array[Long](n); val sBits = new Array[Long](n)
+    i = 0
+    while (i < n) {
+      val d = ((ts(i) - mn) >>> shift).toInt
+      val o = fill(d); fill(d) = o + 1
+      sTs(o) = ts(i); sBits(o) = bits(i)
+      i += 1
+    }
+    // sort by time the slices that a boundary cuts (a bucket start or k) and those of the raw region
+    var b = nCuts - 2 // the bucket starts above 0, ascending from cuts(nCuts - 2)
+    s = 0
+    while (s < slices) {
+      val from = start(s); val until = start(s + 1)
+      while (b >= 0 && cuts(b) <= from) b -= 1
+      val cut = until > k || (b >= 0 && cuts(b) < until)
+      if (cut && until - from > 1) sortSlice(sTs, sBits, from, until)
+      s += 1
+    }
+    // the buckets, oldest first, each from its rows in any order
+    val fresh = new Array[Bucket](nCuts)
+    var j = nCuts - 1
+    i = 0
+    while (j >= 0) {
+      fresh(i) = Bucket.fromUnitRows(sTs, sBits, cuts(j), if (j == 0) k else cuts(j - 1))
+      i += 1
+      j -= 1
+    }
+    r.bs = fresh; r.nb = nCuts; r.bucketWeight = k.toLong
+    // the raw region: rows [k, n), in time order
+    val cap = math.max(keep, 16)
+    r.rawTs = new Array[Long](cap); r.rawV = new Array[Double](cap); r.rawW = new Array[Long](cap)
+    i = 0
+    while (i < keep) {
+      r.rawTs(i) = sTs(k + i); r.rawV(i) = Bucket.value(sBits(k + i)); r.rawW(i) = 1L
+      i += 1
+    }
+    r.rawStart = 0; r.rawEnd = keep; r.rawWeight = keep.toLong
+    r.lastTs = mx
+    r.join()
+    r.compactAll()
+  }
+
+  /** Sorts rows [from, until) of the parallel arrays by time, stably. */
+  private def sortSlice(ts: Array[Long], bits: Array[Long], from: Int, until: Int): Unit = {
+    val m = until - from
+    val t = java.util.Arrays.copyOfRange(ts, from, until); val v = java.util.Arrays.copyOfRange(bits, from, until)
+    RadixSort.sortByTs(t, v, new Array[Long](m), m)
+    System.arraycopy(t, 0, ts, from, m); System.arraycopy(v, 0, bits, from, m)
+  }
+}
