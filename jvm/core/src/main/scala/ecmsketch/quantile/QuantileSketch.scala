@@ -89,7 +89,7 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
     * sketch at once, in the state that sorting them by time, stably, and [[addSorted]] give
     * ([[UnsortedBatch]]), and returns true. Returns false, taking nothing, unless the sketch is empty
     * and has a time window, and the rows number at least the raw capacity, each of weight 1, no value
-    * NaN: the caller then sorts them.
+    * NaN, with timestamps spread ([[UnsortedBatch.spread]]): the caller then sorts them.
     */
   def addUnsorted(ts: Array[Long], bits: Array[Long], ws: Array[Long], n: Int): Boolean = {
     val p0 = plan.params(0)
@@ -101,6 +101,7 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
       if (ts(i) < ts(f)) f = i
       i += 1
     }
+    if (!UnsortedBatch.spread(ts, n)) return false
     // f: the first row by time (the first to arrive of the oldest timestamp), whose row seeds the coins
     var mx = ts(0)
     i = 1

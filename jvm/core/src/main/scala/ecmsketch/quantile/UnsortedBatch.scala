@@ -13,8 +13,33 @@ import ecmsketch.ingest.RadixSort
   * are sorted by time. The others need no order: a bucket sorts its samples by (value, timestamp).
   */
 private[quantile] object UnsortedBatch {
-  /** Slices: 2^11, so that each one of a large batch stays in the cache while it is sorted. */
+  /** Slices: 2^11, so that each one of a large batch of spread timestamps stays in the cache while
+    * it is sorted.
+    */
   private final val SliceBits = 11
+
+  /** Whether the timestamps ts[0, n) spread over the slices: no slice holds more than three quarters
+    * of the rows. Clustered timestamps (a far outlier, one timestamp) are better sorted whole.
+    */
+  def spread(ts: Array[Long], n: Int): Boolean = {
+    var mn = ts(0); var mx = ts(0)
+    var i = 1
+    while (i < n) { val t = ts(i); if (t < mn) mn = t; if (t > mx) mx = t; i += 1 }
+    val (shift, slices) = slicing(mx - mn)
+    val count = new Array[Int](slices)
+    i = 0
+    while (i < n) { count(((ts(i) - mn) >>> shift).toInt) += 1; i += 1 }
+    var most = 0
+    i = 0
+    while (i < slices) { if (count(i) > most) most = count(i); i += 1 }
+    most.toLong * 4 <= n.toLong * 3
+  }
+
+  /** The shift and the number of slices of a range of timestamps (unsigned). */
+  private def slicing(range: Long): (Int, Int) = {
+    val rangeBits = 64 - java.lang.Long.numberOfLeadingZeros(range)
+    (math.max(0, rangeBits - SliceBits), 1 << math.min(rangeBits, SliceBits))
+  }
 
   /** Fills the empty run `r` with rows [0, n): timestamps, values as their 64 bits (none NaN), each
     * of weight 1, with n at least `r.p.rawCapacity`.
@@ -38,9 +63,7 @@ private[quantile] object UnsortedBatch {
     var mn = ts(0); var mx = ts(0)
     i = 1
     while (i < n) { val t = ts(i); if (t < mn) mn = t; if (t > mx) mx = t; i += 1 }
-    val rangeBits = 64 - java.lang.Long.numberOfLeadingZeros(mx - mn)
-    val shift = math.max(0, rangeBits - SliceBits)
-    val slices = 1 << math.min(rangeBits, SliceBits)
+    val (shift, slices) = slicing(mx - mn)
     val start = new Array[Int](slices + 1)
     i = 0
     while (i < n) { start(((ts(i) - mn) >>> shift).toInt + 1) += 1; i += 1 }
@@ -56,13 +79,23 @@ private[quantile] object UnsortedBatch {
       i += 1
     }
     // sort by time the slices that a boundary cuts (a bucket start or k) and those of the raw region
+    var most = 0
+    s = 0
+    while (s < slices) { most = math.max(most, start(s + 1) - start(s)); s += 1 }
+    val tT = new Array[Long](most); val tB = new Array[Long](most); val zeros = new Array[Long](most)
     var b = nCuts - 2 // the bucket starts above 0, ascending from cuts(nCuts - 2)
     s = 0
     while (s < slices) {
       val from = start(s); val until = start(s + 1)
       while (b >= 0 && cuts(b) <= from) b -= 1
       val cut = until > k || (b >= 0 && cuts(b) < until)
-      if (cut && until - from > 1) sortSlice(sTs, sBits, from, until)
+      if (cut && until - from > 1) {
+        // sorted by time, stably, in scratch arrays of the largest slice's size
+        val m = until - from
+        System.arraycopy(sTs, from, tT, 0, m); System.arraycopy(sBits, from, tB, 0, m)
+        RadixSort.sortByTs(tT, tB, zeros, m)
+        System.arraycopy(tT, 0, sTs, from, m); System.arraycopy(tB, 0, sBits, from, m)
+      }
       s += 1
     }
     // the buckets, oldest first, each from its rows in any order
@@ -87,13 +120,5 @@ private[quantile] object UnsortedBatch {
     r.lastTs = mx
     r.join()
     r.compactAll()
-  }
-
-  /** Sorts rows [from, until) of the parallel arrays by time, stably. */
-  private def sortSlice(ts: Array[Long], bits: Array[Long], from: Int, until: Int): Unit = {
-    val m = until - from
-    val t = java.util.Arrays.copyOfRange(ts, from, until); val v = java.util.Arrays.copyOfRange(bits, from, until)
-    RadixSort.sortByTs(t, v, new Array[Long](m), m)
-    System.arraycopy(t, 0, ts, from, m); System.arraycopy(v, 0, bits, from, m)
   }
 }

@@ -3,26 +3,29 @@ package ecmsketch.quantile
 import org.scalatest.funsuite.AnyFunSuite
 
 import ecmsketch.core.{Codec, WindowSpec}
-import ecmsketch.ingest.RadixSort
+import ecmsketch.ingest.{Ingest, RadixSort, SketchOps}
 
 /** [[QuantileSketch.addUnsorted]] against sorting the same rows by time, stably, and
-  * [[QuantileSketch.addSorted]]: the same bytes, for timestamps spread, in bursts, all equal, with a
-  * far outlier, reversed, across the whole 64-bit range, and past the window; and no row taken when
-  * the batch does not qualify.
+  * [[QuantileSketch.addSorted]]: the same bytes for timestamps spread, with ties within slices, in
+  * bursts, reversed, across the whole 64-bit range, and past the window, directly and through the
+  * ingest layer; and no row taken when the batch does not qualify (timestamps clustered in one
+  * slice, weights other than 1, NaN, count windows, too few rows, a sketch that holds rows).
   */
 class UnsortedBatchSuite extends AnyFunSuite {
   private def enc(s: QuantileSketch): Array[Byte] = Codec.encode(QuantileKind, s)
   private def spec(window: Long, count: Boolean = false) = WindowSpec(countWindow = count, tsMicros = false, window = window)
 
-  private def same(ts: Array[Long], bits: Array[Long], eps: Double, window: Long, what: String): Unit = {
+  /** The same bytes as the sorted path; or, for clustered timestamps, no row taken. */
+  private def same(ts: Array[Long], bits: Array[Long], eps: Double, window: Long, what: String, taken: Boolean = true): Unit = {
     val n = ts.length
     val a = QuantileSketch.create(spec(window), eps, levels = 1)
     val (t2, b2, w2) = (ts.clone(), bits.clone(), Array.fill(n)(1L))
     RadixSort.sortByTs(t2, b2, w2, n)
     a.addSorted(t2, b2, w2, 0, n)
     val b = QuantileSketch.create(spec(window), eps, levels = 1)
-    assert(b.addUnsorted(ts, bits, Array.fill(n)(1L), n), what)
-    assert(enc(b).sameElements(enc(a)), s"$what: the bytes differ")
+    val empty = enc(b)
+    assert(b.addUnsorted(ts, bits, Array.fill(n)(1L), n) == taken, what)
+    assert(enc(b).sameElements(if (taken) enc(a) else empty), s"$what: the bytes differ")
   }
 
   test("the bytes of sorting and sealing, for every shape of timestamps") {
@@ -35,25 +38,55 @@ class UnsortedBatchSuite extends AnyFunSuite {
       }
       java.lang.Double.doubleToRawLongBits(v)
     }
-    val shapes = Seq[(String, Int => Long)](
-      "spread over 2^32" -> (_ => rnd.nextLong(1L << 32)),
-      "bursts" -> (_ => 1000L + rnd.nextInt(50)),
-      "one timestamp" -> (_ => 77L),
-      "a far outlier" -> (i => if (i == 5) 1L << 40 else rnd.nextLong(1000L)),
-      "reversed" -> (i => 1000000L - i),
-      "ascending" -> (i => i.toLong / 3),
-      "the 64-bit range" -> (i => if (i % 2 == 0) Long.MinValue + 1 + rnd.nextInt(1000) else Long.MaxValue - rnd.nextInt(1000)),
-      "negative" -> (_ => -rnd.nextLong(1L << 20)))
-    for ((name, tsOf) <- shapes; eps <- Seq(0.05, 0.01); n <- Seq(1600, 1601, 5000, 70000); shape <- Seq(0, 1, 2)) {
+    // (name, timestamp of row i, whether the timestamps spread: clustered ones are left to the caller)
+    val shapes = Seq[(String, Int => Long, Boolean)](
+      ("spread over 2^32", _ => rnd.nextLong(1L << 32), true),
+      ("ties within slices", _ => rnd.nextInt(20000).toLong * 7, true), // about 18 timestamps a slice
+      ("bursts", _ => 1000L + rnd.nextInt(50), true),
+      ("reversed", i => 1000000L - i, true),
+      ("ascending", i => i.toLong / 3, true),
+      ("the 64-bit range", i => if (i % 2 == 0) Long.MinValue + 1 + rnd.nextInt(1000) else Long.MaxValue - rnd.nextInt(1000), true),
+      ("negative", _ => -rnd.nextLong(1L << 20), true),
+      ("one timestamp", _ => 77L, false),
+      ("a far outlier", i => if (i == 5) 1L << 40 else rnd.nextLong(1000L), false))
+    for ((name, tsOf, spread) <- shapes; eps <- Seq(0.05, 0.01); n <- Seq(1600, 1601, 5000, 70000); shape <- Seq(0, 1, 2)) {
       val rawCap = QuantileSketch.create(spec(10L), eps).plan.params(0).rawCapacity
       val m = if (n == 1600) rawCap else if (n == 1601) rawCap + 1 else n
       val ts = Array.tabulate(m)(tsOf)
-      same(ts, values(m, shape), eps, Long.MaxValue / 4, s"$name, eps $eps, $m rows, values $shape")
+      same(ts, values(m, shape), eps, Long.MaxValue / 4, s"$name, eps $eps, $m rows, values $shape", taken = spread)
     }
     // windows shorter than the rows' span: the older buckets expire
     for (window <- Seq(1000L, 1L << 20, 1L << 31)) {
       val ts = Array.fill(200000)(rnd.nextLong(1L << 32))
       same(ts, values(200000, 0), 0.01, window, s"window $window")
+    }
+  }
+
+  test("through the ingest layer: a partition's rows in no order give the bytes of the sorted path") {
+    val spec1 = spec(1L << 40)
+    def ops(unsorted: Boolean): SketchOps[QuantileSketch] = {
+      val q = new QuantileOps(() => QuantileSketch.create(spec1, 0.01, levels = 1))
+      if (unsorted) q
+      else new SketchOps[QuantileSketch] { // the same, but sorting every batch
+        def create(): QuantileSketch = q.create()
+        def add(s: QuantileSketch, bits: Long, ts: Long, v: Long): Unit = q.add(s, bits, ts, v)
+        override def addSorted(s: QuantileSketch, f: Array[Long], t: Array[Long], v: Array[Long], a: Int, b: Int): Unit = q.addSorted(s, f, t, v, a, b)
+        def merge(xs: Seq[QuantileSketch]): QuantileSketch = q.merge(xs)
+        override def finish(xs: Seq[QuantileSketch]): QuantileSketch = q.finish(xs)
+        override def bufferRows: Int = q.bufferRows
+        def encode(s: QuantileSketch): Array[Byte] = q.encode(s)
+        def decode(b: Array[Byte]): QuantileSketch = q.decode(b)
+      }
+    }
+    val rnd = new java.util.SplittableRandom(31)
+    for (n <- Seq(3000, 100000)) {
+      val ts = Array.fill(n)(rnd.nextLong(1L << 32)); val vs = Array.fill(n)(java.lang.Double.doubleToRawLongBits(rnd.nextInt(1000) / 8.0))
+      val bytes = Seq(true, false).map { u =>
+        val ing = new Ingest(ops(u), 1L << 40)
+        (0 until n).foreach(i => ing.add(vs(i), ts(i), 1L))
+        enc(ing.result())
+      }
+      assert(bytes(0).sameElements(bytes(1)), s"$n rows")
     }
   }
 
