@@ -128,7 +128,7 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
 
   private def addId(id: Int, ts: Long, v: Long): Unit = {
     // Long.MinValue is the drop mark of a scale that never dropped (Scale.dropped)
-    if (ts == Long.MinValue) throw new SketchException("a frequent-items sketch takes timestamps above -2^63, got -2^63")
+    if (ts == Long.MinValue) failMinTs()
     if (v > 0) { pTs(pn) = ts; pId(pn) = id; pW(pn) = v; pn += 1 }
     noteAdd(ts, v)
     if (pn == pTs.length) flush()
@@ -185,13 +185,16 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
     setKeyType(t); dict.idOfBytes(b, h)
   }
 
+  /** -2^63 is the drop mark of a scale that never dropped ([[Scale.dropped]]): no row takes it. */
+  private def failMinTs(): Nothing = throw new SketchException("a frequent-items sketch takes timestamps above -2^63, got -2^63")
+
   /** Checks rows [from, until) of a time-sorted batch (timestamps, weights) before [[addSortedIds]]:
     * a refused batch leaves the sketch as it was.
     */
   private[frequent] def checkSorted(ts: Array[Long], ws: Array[Long], from: Int, until: Int): Unit = {
     checkBatch(ts, ws, from, until)
     if (until > from && ts(from) == Long.MinValue)
-      throw new SketchException("a frequent-items sketch takes timestamps above -2^63, got -2^63")
+      failMinTs()
   }
 
   /** Whether [[addSortedIds]] takes a sorted batch of `rows` rows: an empty sketch takes a batch of

@@ -70,8 +70,7 @@ private[quantile] final class QuantileRun(val p: QuantileParams, val rng: Rng, v
     while (i < until) {
       val w = ws(i)
       if (w > 0) {
-        val v = java.lang.Double.longBitsToDouble(bits(i))
-        rawTs(rawEnd) = ts(i); rawV(rawEnd) = if (v == 0.0) 0.0 else v; rawW(rawEnd) = w
+        rawTs(rawEnd) = ts(i); rawV(rawEnd) = Bucket.value(bits(i)); rawW(rawEnd) = w
         rawEnd += 1; rawWeight += w
         lastTs = ts(i)
       }
@@ -113,18 +112,8 @@ private[quantile] final class QuantileRun(val p: QuantileParams, val rng: Rng, v
     var sealedWeight = 0L
     var i = from
     while (i < until) { sealedWeight += rawW(i); i += 1 }
-    var newer = rawWeight - sealedWeight
-    // cut [from, until) into buckets from the newest row back
-    val cuts = new Array[Int](k + 1) // bucket starts, newest bucket first
-    var nCuts = 0
-    var c = 0L
-    i = until - 1
-    while (i >= from) {
-      if (c > 0 && !p.mayJoin(c, rawW(i), newer)) { cuts(nCuts) = i + 1; nCuts += 1; newer += c; c = 0L }
-      c += rawW(i)
-      i -= 1
-    }
-    cuts(nCuts) = from; nCuts += 1
+    val cuts = QuantileRun.cuts(p, rawW, from, until, rawWeight - sealedWeight)
+    val nCuts = cuts.length
     var hi = until
     val fresh = new Array[Bucket](nCuts)
     var j = 0
@@ -272,6 +261,26 @@ private[quantile] final class QuantileRun(val p: QuantileParams, val rng: Rng, v
 
 private[quantile] object QuantileRun {
   /** The first timestamp any query can reach when the newest row is at `last`: last - window + 1. */
+  /** The bucket starts of rows [from, until) in time order, newest bucket first (the last is
+    * `from`): cut from the newest row back, each bucket at most 2 spanEpsilon times the weight newer
+    * than it (`newer`, the weight after `until`, and the buckets cut before it), or one row. `ws`
+    * holds the rows' weights; null means every weight is 1.
+    */
+  def cuts(p: QuantileParams, ws: Array[Long], from: Int, until: Int, newer0: Long): Array[Int] = {
+    val out = new Array[Int](until - from + 1)
+    var n = 0
+    var newer = newer0; var c = 0L
+    var i = until - 1
+    while (i >= from) {
+      val w = if (ws == null) 1L else ws(i)
+      if (c > 0 && !p.mayJoin(c, w, newer)) { out(n) = i + 1; n += 1; newer += c; c = 0L }
+      c += w
+      i -= 1
+    }
+    out(n) = from; n += 1
+    java.util.Arrays.copyOf(out, n)
+  }
+
   def windowStart(last: Long, window: Long): Long =
     if (window == Long.MaxValue || last == Long.MinValue) Long.MinValue else Windows.lowerBound(last, window)
 

@@ -60,6 +60,7 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
     * (docs/design/windowed-quantiles.md, "Sealing and joining"). Smaller batches are added row by row.
     */
   def addSorted(ts: Array[Long], bits: Array[Long], ws: Array[Long], from: Int, until: Int): Unit = {
+    checkRows(ts, bits, ws, from, until)
     val p0 = plan.params(0)
     if (until - from < p0.rawCapacity) {
       var i = from
@@ -75,7 +76,7 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
     val f = firstPositive(ws, from, until)
     if (f < until) {
       if (active == null) {
-        active = new QuantileRun(p0, QuantileRun.startRng(params.seed, ts(f), zeroed(bits(f)), ws(f)), 0)
+        active = new QuantileRun(p0, QuantileRun.startRng(params.seed, ts(f), Bucket.value(bits(f)), ws(f)), 0)
         runs = runs :+ active
         keepsUntil = Long.MinValue
       }
@@ -89,34 +90,37 @@ final class QuantileSketch private (val spec: WindowSpec, val epsilon: Double, v
     * sketch at once, in the state that sorting them by time, stably, and [[addSorted]] give
     * ([[UnsortedBatch]]), and returns true. Returns false, taking nothing, unless the sketch is empty
     * and has a time window, and the rows number at least the raw capacity, each of weight 1, no value
-    * NaN, with timestamps spread ([[UnsortedBatch.spread]]): the caller then sorts them.
+    * NaN, with timestamps spread ([[UnsortedBatch.slices]]): the caller then sorts them.
     */
   def addUnsorted(ts: Array[Long], bits: Array[Long], ws: Array[Long], n: Int): Boolean = {
+    checkRows(ts, bits, ws, 0, n)
     val p0 = plan.params(0)
     if (!isEmpty || runs.nonEmpty || spec.countWindow || n < p0.rawCapacity) return false
-    var f = 0
+    // f: the first row by time (the first to arrive of the oldest timestamp), whose row seeds the coins
+    var f = 0; var mx = ts(0)
     var i = 0
     while (i < n) {
       if (ws(i) != 1L || java.lang.Double.isNaN(java.lang.Double.longBitsToDouble(bits(i)))) return false
       if (ts(i) < ts(f)) f = i
+      if (ts(i) > mx) mx = ts(i)
       i += 1
     }
-    if (!UnsortedBatch.spread(ts, n)) return false
-    // f: the first row by time (the first to arrive of the oldest timestamp), whose row seeds the coins
-    var mx = ts(0)
-    i = 1
-    while (i < n) { if (ts(i) > mx) mx = ts(i); i += 1 }
-    active = new QuantileRun(p0, QuantileRun.startRng(params.seed, ts(f), zeroed(bits(f)), 1L), 0)
+    val start = UnsortedBatch.slices(ts, n, ts(f), mx)
+    if (start == null) return false
+    active = new QuantileRun(p0, QuantileRun.startRng(params.seed, ts(f), Bucket.value(bits(f)), 1L), 0)
     runs = runs :+ active
     keepsUntil = Long.MinValue
-    UnsortedBatch.fill(active, ts, bits, n)
+    UnsortedBatch.fill(active, ts, bits, n, ts(f), mx, start)
     noteAdd(ts(f), 0L)
     noteAdd(mx, n.toLong)
     expire()
     true
   }
 
-  @inline private def zeroed(b: Long): Double = { val v = java.lang.Double.longBitsToDouble(b); if (v == 0.0) 0.0 else v }
+  private def checkRows(ts: Array[Long], bits: Array[Long], ws: Array[Long], from: Int, until: Int): Unit =
+    SketchException.require(ts != null && bits != null && ws != null && from >= 0 && from <= until &&
+      until <= ts.length && until <= bits.length && until <= ws.length,
+      s"a batch of rows [$from, $until) needs timestamps, values and weights of at least $until rows")
 
   private def firstPositive(ws: Array[Long], from: Int, until: Int): Int = { var i = from; while (i < until && ws(i) <= 0) i += 1; i }
 

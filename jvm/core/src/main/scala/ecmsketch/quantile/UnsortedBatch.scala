@@ -18,21 +18,19 @@ private[quantile] object UnsortedBatch {
     */
   private final val SliceBits = 11
 
-  /** Whether the timestamps ts[0, n) spread over the slices: no slice holds more than three quarters
-    * of the rows. Clustered timestamps (a far outlier, one timestamp) are better sorted whole.
+  /** The slices of timestamps ts[0, n), from `mn` to `mx`: the start of each slice's rows once
+    * scattered, and n at the end; or null when they do not spread (one slice would hold more than
+    * three quarters of the rows: a far outlier, one timestamp), as such rows are better sorted whole.
     */
-  def spread(ts: Array[Long], n: Int): Boolean = {
-    var mn = ts(0); var mx = ts(0)
-    var i = 1
-    while (i < n) { val t = ts(i); if (t < mn) mn = t; if (t > mx) mx = t; i += 1 }
-    val (shift, slices) = slicing(mx - mn)
-    val count = new Array[Int](slices)
-    i = 0
-    while (i < n) { count(((ts(i) - mn) >>> shift).toInt) += 1; i += 1 }
+  def slices(ts: Array[Long], n: Int, mn: Long, mx: Long): Array[Int] = {
+    val (shift, m) = slicing(mx - mn)
+    val start = new Array[Int](m + 1)
+    var i = 0
+    while (i < n) { start(((ts(i) - mn) >>> shift).toInt + 1) += 1; i += 1 }
     var most = 0
-    i = 0
-    while (i < slices) { if (count(i) > most) most = count(i); i += 1 }
-    most.toLong * 4 <= n.toLong * 3
+    var s = 0
+    while (s < m) { most = math.max(most, start(s + 1)); start(s + 1) += start(s); s += 1 }
+    if (most.toLong * 4 > n.toLong * 3) null else start
   }
 
   /** The shift and the number of slices of a range of timestamps (unsigned). */
@@ -41,37 +39,22 @@ private[quantile] object UnsortedBatch {
     (math.max(0, rangeBits - SliceBits), 1 << math.min(rangeBits, SliceBits))
   }
 
-  /** Fills the empty run `r` with rows [0, n): timestamps, values as their 64 bits (none NaN), each
-    * of weight 1, with n at least `r.p.rawCapacity`.
+  /** Fills the empty run `r` with rows [0, n): timestamps from `mn` to `mx` with the slices `start`
+    * ([[slices]]), values as their 64 bits (none NaN), each of weight 1, with n at least
+    * `r.p.rawCapacity`.
     */
-  def fill(r: QuantileRun, ts: Array[Long], bits: Array[Long], n: Int): Unit = {
+  def fill(r: QuantileRun, ts: Array[Long], bits: Array[Long], n: Int, mn: Long, mx: Long, start: Array[Int]): Unit = {
     val p = r.p
     val keep = p.rawCapacity / 2
     val k = n - keep // rows [0, k) by time are sealed, [k, n) stay raw
-    // bucket starts, newest first, as QuantileRun.seal cuts rows of weight 1
-    val cuts = new Array[Int](k + 1)
-    var nCuts = 0
-    var newer = keep.toLong; var c = 0L
-    var i = k - 1
-    while (i >= 0) {
-      if (c > 0 && !p.mayJoin(c, 1L, newer)) { cuts(nCuts) = i + 1; nCuts += 1; newer += c; c = 0L }
-      c += 1
-      i -= 1
-    }
-    cuts(nCuts) = 0; nCuts += 1
-    // slices by the top bits of ts - min, scattered stably (each keeps the rows' order)
-    var mn = ts(0); var mx = ts(0)
-    i = 1
-    while (i < n) { val t = ts(i); if (t < mn) mn = t; if (t > mx) mx = t; i += 1 }
+    // bucket starts, newest first, as QuantileRun.seal cuts them
+    val cuts = QuantileRun.cuts(p, null, 0, k, keep.toLong)
+    val nCuts = cuts.length
+    // scattered by slice, stably (each slice keeps the rows' order)
     val (shift, slices) = slicing(mx - mn)
-    val start = new Array[Int](slices + 1)
-    i = 0
-    while (i < n) { start(((ts(i) - mn) >>> shift).toInt + 1) += 1; i += 1 }
-    var s = 0
-    while (s < slices) { start(s + 1) += start(s); s += 1 }
     val fill = java.util.Arrays.copyOf(start, slices)
     val sTs = new Array[Long](n); val sBits = new Array[Long](n)
-    i = 0
+    var i = 0
     while (i < n) {
       val d = ((ts(i) - mn) >>> shift).toInt
       val o = fill(d); fill(d) = o + 1
@@ -80,7 +63,7 @@ private[quantile] object UnsortedBatch {
     }
     // sort by time the slices that a boundary cuts (a bucket start or k) and those of the raw region
     var most = 0
-    s = 0
+    var s = 0
     while (s < slices) { most = math.max(most, start(s + 1) - start(s)); s += 1 }
     val tT = new Array[Long](most); val tB = new Array[Long](most); val zeros = new Array[Long](most)
     var b = nCuts - 2 // the bucket starts above 0, ascending from cuts(nCuts - 2)

@@ -86,6 +86,10 @@ class QuantileSuite extends AnyFunSuite {
     assert(refused(nanThenBack, nan, ws).contains("NaN value"))
     val back = ts.clone(); back(1500) = 3L
     assert(refused(back, bits, ws).contains("timestamps must be non-decreasing: got 3 after 1499"))
+    assert(intercept[SketchException](s.addSorted(ts, bits, ws.take(10), n / 2, n)).getMessage
+      .contains("a batch of rows [1000, 2000) needs timestamps, values and weights of at least 2000 rows"))
+    assert(intercept[SketchException](s.addUnsorted(ts, bits, ws, n + 1)).getMessage.contains("at least 2001 rows"))
+    assert(enc(s).sameElements(before))
     val neg = ws.clone(); neg(1999) = -2L
     assert(refused(ts, bits, neg).contains("weight must be non-negative, got -2"))
     val big = ws.clone(); big(1200) = Long.MaxValue
