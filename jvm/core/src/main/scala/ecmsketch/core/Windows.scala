@@ -59,7 +59,8 @@ object Windows {
 
   /** Merges sorted runs as [[mergeSortedRuns]] does, carrying a second payload `vs` (null for none)
     * beside `ws`, between the arrays given and the scratch arrays `t2`, `w2`, `v2` (at least n long;
-    * `v2` null when `vs` is): true when the result is in the scratch arrays. Only [0, n) is touched.
+    * `v2` null when `vs` is): true when the result is in the scratch arrays. Only [starts(0), n) is
+    * touched, so runs may start past 0.
     */
   def mergeRunsInto(ts: Array[Long], ws: Array[Long], vs: Array[Long], starts: Array[Int], runs: Int, n: Int,
                     t2: Array[Long], w2: Array[Long], v2: Array[Long]): Boolean = {
