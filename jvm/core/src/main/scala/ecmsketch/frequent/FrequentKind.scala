@@ -6,16 +6,22 @@ import ecmsketch.core.InfoField.{int, long, real, text}
 import ecmsketch.core.{ByteReader, ByteWriter, CellKind, Codec, FunctionSpec, InfoField, SketchException, SketchHeader, SketchKind, Windows}
 
 /** The frequent-items sketch (sketch kind 9, docs/design/windowed-top-k.md "Encoding"): cell kind 0,
-  * then body version, key type, the plan (q, k), the keys in ascending order, and per scale its
-  * drop mark, total residual, pending decrement, partial counts, totals flag (body version 2: 1 when
-  * the total entries are one per key entry and left out) and entries. Timestamps are varint
-  * offsets (entries from the previous entry, the first from the first timestamp; spans and partial
-  * counts back from their entry or the last timestamp). Entries of one timestamp are in canonical
-  * order (totals first, then by key, span, weight, decrement), so a sketch has one encoding. Every
-  * field is validated on decode.
+  * then body version, key type, the plan (q, k), the keys (body version 3: most referenced first;
+  * 1 and 2: ascending), and per scale its drop mark, total residual, pending decrement, partial
+  * counts, flags (body version 3: implicit totals and the default weight; 2: the totals flag) and
+  * entries. Timestamps are varint offsets (entries from the previous entry, the first from the
+  * first timestamp; spans and partial counts back from their entry or the last timestamp). Body
+  * version 3 writes an entry's key index and two flags as one varint, and leaves out a weight
+  * equal to the scale's default, a key entry's span when it is its own timestamp, and a total's
+  * decrement of 0. Entries of one timestamp are in canonical order (totals first, then by key,
+  * span, weight, decrement), so a sketch has one encoding. Every field is validated on decode.
   */
 object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
-  final val BodyVersion = 2
+  final val BodyVersion = 3
+  /** Scale flags (body version 3): the total entries are implicit (one per key entry). */
+  private final val ImplicitTotals = 1
+  /** Scale flags (body version 3): the default weight is 2 lambda (else lambda). */
+  private final val DoubleDefault = 2
 
   def describe: String = "a frequent-items sketch (from top_k_agg or top_k_merge)"
   def expected: String = "a frequent-items sketch (from top_k_agg)"
@@ -38,10 +44,45 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
     n = 0; i0 = 0
     while (i0 < m.length) { if (m(i0)) { sorted(n) = i0; n += 1 }; i0 += 1 }
     sortIds(sorted, new Array[Int](sorted.length), 0, sorted.length, s.dict)
-    val index = Array.fill(m.length)(-1)
+    (sorted, indexOf(sorted, m.length))
+  }
+
+  private def indexOf(ids: Array[Int], capacity: Int): Array[Int] = {
+    val index = Array.fill(capacity)(-1)
     var i = 0
-    while (i < sorted.length) { index(sorted(i)) = i; i += 1 }
-    (sorted, index)
+    while (i < ids.length) { index(ids(i)) = i; i += 1 }
+    index
+  }
+
+  /** References of each key id: its key entries and partial counts over every scale (body version
+    * 3 orders the keys by them).
+    */
+  private def references(s: FrequentSketch, capacity: Int): Array[Int] = {
+    val c = new Array[Int](capacity)
+    s.scales.foreach { sc =>
+      var i = sc.start
+      while (i < sc.end) { if (sc.ekey(i) != Scale.Total) c(sc.ekey(i)) += 1; i += 1 }
+      var j = 0
+      while (j < sc.rn) { if (sc.rW(j) > 0) c(sc.rKey(j)) += 1; j += 1 }
+    }
+    c
+  }
+
+  /** Body version 3's key order: the ids referenced, most references first, ties in ascending key
+    * order (so the keys that most entries name take the shortest tags); and id -> index.
+    */
+  private def keyIndexByUse(s: FrequentSketch): (Array[Int], Array[Int]) = {
+    val (asc, _) = keyIndex(s)
+    if (asc.isEmpty) return (asc, Array.empty)
+    val refs = references(s, s.dict.capacity)
+    val packed = new Array[Long](asc.length)
+    var i = 0
+    while (i < asc.length) { packed(i) = ((Int.MaxValue - refs(asc(i))).toLong << 32) | i; i += 1 }
+    java.util.Arrays.sort(packed)
+    val ids = new Array[Int](asc.length)
+    i = 0
+    while (i < asc.length) { ids(i) = asc((packed(i) & 0xFFFFFFFFL).toInt); i += 1 }
+    (ids, indexOf(ids, s.dict.capacity))
   }
 
   /** Sorts ids [from, until) by key (a merge sort through `tmp`: no boxing, no comparator object). */
@@ -67,11 +108,12 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
 
   def encodeBody(s: FrequentSketch, out: ByteWriter): Unit = {
     s.flush()
-    out.putByte(if (s.plan.folds) BodyVersion else 1) // a sketch read from body version 1 keeps its plan
+    val v3 = s.plan.folds // a sketch read from body version 1 keeps its plan, and is written as version 1
+    out.putByte(if (v3) BodyVersion else 1)
     out.putByte(s.keyType)
     out.putVarLong(s.plan.q)
     out.putVarLong(s.plan.k.toLong)
-    val (ids, index) = keyIndex(s)
+    val (ids, index) = if (v3) keyIndexByUse(s) else keyIndex(s)
     out.putVarLong(ids.length.toLong)
     ids.foreach { id =>
       if (s.dict.bytesKeys) { val b = s.dict.bytesKey(id); out.putVarLong(b.length.toLong); out.putBytes(b) }
@@ -87,46 +129,86 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
       val live = (0 until sc.rn).filter(j => sc.rW(j) > 0).sortBy(j => index(sc.rKey(j)))
       out.putVarLong(live.size.toLong)
       live.foreach { j => out.putVarLong(index(sc.rKey(j)).toLong); out.putVarLong(sc.rW(j)); out.putVarLong(last - sc.rSpan(j)) }
-      // canonical within a timestamp (entries are held in timestamp order)
-      val order = new Array[Int](sc.end - sc.start)
-      var o = 0
-      while (o < order.length) { order(o) = sc.start + o; o += 1 }
-      var from = 0
-      while (from < order.length) {
-        var to = from + 1
-        while (to < order.length && sc.ets(order(to)) == sc.ets(order(from))) to += 1
-        if (to - from > 16) {
-          val run = order.slice(from, to).sortWith((a, b) => compareEntry(sc, index, a, b) < 0)
-          System.arraycopy(run, 0, order, from, to - from)
-        } else { // an insertion sort: runs of one timestamp are short (a row's key and total entries)
-          var i = from + 1
-          while (i < to) {
-            val x = order(i); var j = i
-            while (j > from && compareEntry(sc, index, order(j - 1), x) > 0) { order(j) = order(j - 1); j -= 1 }
-            order(j) = x
-            i += 1
-          }
-        }
-        from = to
-      }
-      val implicitTotals = s.plan.folds && totalsImplicit(sc)
-      if (s.plan.folds) out.putByte(if (implicitTotals) 1 else 0)
-      val written = if (implicitTotals) order.filter(i => sc.ekey(i) != Scale.Total) else order
-      out.putVarLong(written.length.toLong)
+      val order = canonicalOrder(sc, index)
+      val written = if (v3 && totalsImplicit(sc)) order.filter(i => sc.ekey(i) != Scale.Total) else order
       var prev = first
-      written.foreach { i =>
-        out.putVarLong(sc.ets(i) - prev); prev = sc.ets(i)
-        out.putVarLong(sc.ets(i) - sc.espan(i))
-        val key = sc.ekey(i)
-        out.putVarLong(if (key == Scale.Total) 0L else index(key) + 1L)
-        out.putVarLong(sc.ew(i))
-        if (key == Scale.Total) out.putVarLong(sc.edec(i))
+      if (!v3) {
+        out.putVarLong(written.length.toLong)
+        written.foreach { i =>
+          out.putVarLong(sc.ets(i) - prev); prev = sc.ets(i)
+          out.putVarLong(sc.ets(i) - sc.espan(i))
+          val key = sc.ekey(i)
+          out.putVarLong(if (key == Scale.Total) 0L else index(key) + 1L)
+          out.putVarLong(sc.ew(i))
+          if (key == Scale.Total) out.putVarLong(sc.edec(i))
+        }
+      } else {
+        val dflt = defaultWeight(sc, written)
+        out.putByte((if (written.length < order.length) ImplicitTotals else 0) | (if (dflt != sc.lambda) DoubleDefault else 0))
+        out.putVarLong(written.length.toLong)
+        var e = 0
+        while (e < written.length) {
+          val i = written(e)
+          val ts = sc.ets(i); val back = ts - sc.espan(i); val w = sc.ew(i); val key = sc.ekey(i)
+          out.putVarLong(ts - prev); prev = ts
+          if (key == Scale.Total) {
+            val dec = sc.edec(i)
+            out.putVarLong((if (w != dflt) 2L else 0L) | (if (dec != 0L) 1L else 0L))
+            out.putVarLong(back)
+            if (w != dflt) out.putVarLong(w)
+            if (dec != 0L) out.putVarLong(dec)
+          } else {
+            out.putVarLong(((index(key) + 1L) << 2) | (if (w != dflt) 2L else 0L) | (if (back != 0L) 1L else 0L))
+            if (back != 0L) out.putVarLong(back)
+            if (w != dflt) out.putVarLong(w)
+          }
+          e += 1
+        }
       }
     }
   }
 
+  /** Positions of the entries of `sc` in canonical order: timestamp order (as held), and within a
+    * timestamp totals first, then by key index, span, weight and decrement.
+    */
+  private def canonicalOrder(sc: Scale, index: Array[Int]): Array[Int] = {
+    val order = new Array[Int](sc.end - sc.start)
+    var o = 0
+    while (o < order.length) { order(o) = sc.start + o; o += 1 }
+    var from = 0
+    while (from < order.length) {
+      var to = from + 1
+      while (to < order.length && sc.ets(order(to)) == sc.ets(order(from))) to += 1
+      if (to - from > 16) {
+        val run = order.slice(from, to).sortWith((a, b) => compareEntry(sc, index, a, b) < 0)
+        System.arraycopy(run, 0, order, from, to - from)
+      } else { // an insertion sort: runs of one timestamp are short (a row's key and total entries)
+        var i = from + 1
+        while (i < to) {
+          val x = order(i); var j = i
+          while (j > from && compareEntry(sc, index, order(j - 1), x) > 0) { order(j) = order(j - 1); j -= 1 }
+          order(j) = x
+          i += 1
+        }
+      }
+      from = to
+    }
+    order
+  }
+
+  /** Body version 3's default weight of a scale, left out of the entries that weigh it: 2 lambda
+    * (the blocks of a fold) when more of the written entries weigh that than lambda (the blocks of
+    * one stream), else lambda.
+    */
+  private def defaultWeight(sc: Scale, written: Array[Int]): Long = {
+    var one = 0; var two = 0
+    var e = 0
+    while (e < written.length) { val w = sc.ew(written(e)); if (w == sc.lambda) one += 1 else if (w == 2 * sc.lambda) two += 1; e += 1 }
+    if (two > one) 2 * sc.lambda else sc.lambda
+  }
+
   /** Whether the total entries of `sc` are exactly one (ts, span ts, w, decrement 0) per key entry
-    * (ts, w), as on an exact scale: body version 2 then leaves them out and the reader rebuilds them.
+    * (ts, w), as on an exact scale: body versions 2 and 3 then leave them out and the reader rebuilds them.
     */
   private[frequent] def totalsImplicit(sc: Scale): Boolean = {
     var keys = new Array[Long](8); var tots = new Array[Long](8)
@@ -183,6 +265,7 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
     if (nKeys > 0 && kt == FreqKeys.Unset) corrupt("keys in a sketch without a key type")
     if (kt != FreqKeys.Unset) s.setKeyType(kt)
     val ids = new Array[Int](nKeys)
+    val seenIds = new java.util.BitSet()
     var i = 0
     while (i < nKeys) {
       val id =
@@ -198,7 +281,8 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
             corrupt(s"double key $i has non-canonical bits (negative zero or a NaN payload)")
           s.dict.idOfLong(v)
         }
-      if (i > 0 && s.dict.compareKeys(ids(i - 1), id) >= 0) corrupt(s"keys are not in strictly ascending order at key $i")
+      if (version < 3 && i > 0 && s.dict.compareKeys(ids(i - 1), id) >= 0) corrupt(s"keys are not in strictly ascending order at key $i")
+      if (version >= 3) { if (seenIds.get(id)) corrupt(s"key $i repeats an earlier key"); seenIds.set(id) }
       ids(i) = id
       i += 1
     }
@@ -240,12 +324,19 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
         j += 1
       }
       sc.setResiduals(rk, rw, rs, rn)
-      val implicitTotals = version >= 2 && (in.getByte(s"totals flag of scale $l") match {
-        case 0 => false
-        case 1 => true
-        case f => corrupt(s"totals flag of scale $l is $f, not 0 (written) or 1 (one per key entry)")
-      })
-      val n = vin(in, s"entry count of scale $l", 0, in.remaining.toLong / 4).toInt
+      val flags = if (version == 2) in.getByte(s"totals flag of scale $l") match {
+          case f @ (0 | 1) => f
+          case f => corrupt(s"totals flag of scale $l is $f, not 0 (written) or 1 (one per key entry)")
+        }
+        else if (version >= 3) {
+          val f = in.getByte(s"flags of scale $l")
+          if ((f & ~(ImplicitTotals | DoubleDefault)) != 0) corrupt(s"flags of scale $l are $f: only bits 0 (implicit totals) and 1 (default weight 2 lambda) exist")
+          f
+        } else 0
+      val implicitTotals = (flags & ImplicitTotals) != 0
+      val dflt = if ((flags & DoubleDefault) != 0) 2 * sc.lambda else sc.lambda
+      var nOne = 0; var nTwo = 0
+      val n = vin(in, s"entry count of scale $l", 0, in.remaining.toLong / (if (version >= 3) 2 else 4)).toInt // an entry takes 2 bytes or more (4 before body version 3)
       sc.reserve(math.min(if (implicitTotals) 2 * n else n, 1 << 16)) // a hint: a corrupt count must not allocate
       var prev = first; var usedSpan = 0L
       var keyWeight = 0L
@@ -258,14 +349,31 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
         val ts = prev + dt
         if (ts <= sc.dropped) corrupt(s"entry $e of scale $l lies at or before the scale's drop mark")
         if (ts < windowLo) corrupt(s"entry $e of scale $l lies before the window (not canonical)")
-        val back = vlEntry(in, FSpan, e, l)
+        var back = 0L; var kv = 0; var w = 0L; var dec = 0L
+        // a total entry of weight 0 (body version 2 on) carries a fold's decrement step at its time
+        val minW = if (version >= 2) 0L else 1L
+        if (version < 3) {
+          back = vlEntry(in, FSpan, e, l)
+          kv = vinEntry(in, FKey, e, l, 0, nKeys.toLong).toInt
+          w = vinEntry(in, FWeight, e, l, if (kv == 0) minW else 1L, h.count)
+          if (kv == 0) dec = vinEntry(in, FDec, e, l, 0, h.count)
+        } else {
+          val at = in.position
+          val tag = vlEntry(in, FKey, e, l)
+          if (java.lang.Long.compareUnsigned(tag >>> 2, nKeys.toLong) > 0) corrupt(s"key of entry $e of scale $l at byte $at is ${tag >>> 2}, beyond the $nKeys keys")
+          kv = (tag >>> 2).toInt
+          val hasW = (tag & 2L) != 0; val extra = (tag & 1L) != 0
+          if (kv == 0 || extra) back = vinEntry(in, FSpan, e, l, if (kv == 0) 0L else 1L, Long.MaxValue)
+          if (hasW) {
+            w = vinEntry(in, FWeight, e, l, if (kv == 0) minW else 1L, h.count)
+            if (w == dflt) corrupt(s"weight of entry $e of scale $l is written but is the scale's default $dflt (not canonical)")
+          } else w = dflt
+          if (kv == 0 && extra) dec = vinEntry(in, FDec, e, l, 1L, h.count)
+          if (w == sc.lambda) nOne += 1 else if (w == 2 * sc.lambda) nTwo += 1
+        }
         if (java.lang.Long.compareUnsigned(back, usedSpan) > 0) corrupt(s"entry $e of scale $l spans back before the first timestamp")
         val sp = ts - back
-        val kv = vinEntry(in, FKey, e, l, 0, nKeys.toLong).toInt
-        // a total entry of weight 0 (body version 2) carries a fold's decrement step at its time
-        val w = vinEntry(in, FWeight, e, l, if (kv == 0 && version >= 2) 0 else 1, h.count)
         if (w == 0L && sp != ts) corrupt(s"entry $e of scale $l has weight 0 and spans back")
-        val dec = if (kv == 0) vinEntry(in, FDec, e, l, 0, h.count) else 0L
         val kc = kv - 1
         if (e > 0 && dt == 0) { // canonical order within a timestamp
           val c = if (kc != pk) Integer.compare(kc, pk) else if (sp != pspan) java.lang.Long.compare(sp, pspan)
@@ -291,11 +399,18 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
       }
       if (version >= 2 && !implicitTotals && totalsImplicit(sc))
         corrupt(s"scale $l writes out the totals its key entries give (not canonical: they are implicit)")
+      if (version >= 3 && (nTwo > nOne) != (dflt != sc.lambda))
+        corrupt(s"scale $l's default weight is $dflt, but $nOne entries weigh ${sc.lambda} and $nTwo weigh ${2 * sc.lambda} (not canonical)")
       s.scales += sc
       l += 1
     }
     i = 0
-    while (i < nKeys) { if (used(i) == 0) corrupt(s"key $i is held by no entry or partial count"); i += 1 }
+    while (i < nKeys) {
+      if (used(i) == 0) corrupt(s"key $i is held by no entry or partial count")
+      if (version >= 3 && i > 0 && (used(i - 1) < used(i) || (used(i - 1) == used(i) && s.dict.compareKeys(ids(i - 1), ids(i)) >= 0)))
+        corrupt(s"key $i is out of order: keys go by the entries and partial counts that name them, most first, then in ascending order")
+      i += 1
+    }
     if (nScales > 0 && s.scales.last.dropped != Long.MinValue) corrupt("the coarsest scale has a drop mark")
     in.expectEnd()
     s

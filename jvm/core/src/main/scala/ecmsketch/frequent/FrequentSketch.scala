@@ -411,8 +411,8 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
   def diffs(o: FrequentSketch): Seq[String] = {
     val b = Seq.newBuilder[String] ++= commonDiffs(o)
     if (plan.folds != o.plan.folds)
-      b += s"body version ${if (plan.folds) 2 else 1} vs ${if (o.plan.folds) 2 else 1} (a sketch of body version 1, " +
-        "from an older release, merges only with sketches of that version)"
+      b += s"body version ${if (plan.folds) "2 or 3" else "1"} vs ${if (o.plan.folds) "2 or 3" else "1"} (a sketch of body " +
+        "version 1, from an older release, merges only with sketches of that version)"
     else if (plan != o.plan) b += s"plan $plan vs ${o.plan}"
     b.result()
   }

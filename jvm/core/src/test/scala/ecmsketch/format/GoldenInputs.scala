@@ -358,13 +358,14 @@ object GoldenInputs {
     * windowed quantile sketch's first body version (no folds) is pinned in golden/v4/quantile.hex,
     * and its second (f64 values) in quantile-v2 and quantile-folded, read but no longer written; its
     * third in quantile-v3 and quantile-v3-folded. Likewise the frequent-items sketch's first body
-    * version in frequent-string.hex; its second in frequent-v2 and frequent-folded.
+    * version in frequent-string.hex; its second in frequent-v2 and frequent-folded; its third in
+    * frequent-v3 and frequent-v3-folded.
     */
   lazy val v4New: Seq[(String, () => Array[Byte])] = Seq(
     "quantile-v3" -> (() => Codec.encodeAny(quantile())),
     "quantile-v3-folded" -> (() => Codec.encodeAny(quantileFolded())),
-    "frequent-v2" -> (() => Codec.encodeAny(frequent())),
-    "frequent-folded" -> (() => Codec.encodeAny(frequentFolded())))
+    "frequent-v3" -> (() => Codec.encodeAny(frequent())),
+    "frequent-v3-folded" -> (() => Codec.encodeAny(frequentFolded())))
 
   lazy val v4Only: Seq[(String, () => Array[Byte])] = Seq(
     "dyadic" -> (() => Codec.encodeAny(dyadic())),

@@ -79,12 +79,39 @@ class FrequentCodecSuite extends AnyFunSuite {
     val b = Codec.encode(FrequentKind, s)
     val body = Codec.ChecksumHeaderSize
     def refusal(c: Array[Byte]): String = intercept[SketchException](Families.decode(resealed(c))).getMessage
-    val v = b.clone(); v(body) = 3
-    assert(refusal(v).contains("frequent-items body version 3"))
+    val v = b.clone(); v(body) = 4
+    assert(refusal(v).contains("frequent-items body version 4"))
     val t = b.clone(); t(body + 1) = 9
     assert(refusal(t).contains("key type 9"))
     val q = b.clone(); q(body + 2) = (q(body + 2) + 1).toByte
     assert(refusal(q).contains("plan (q"))
+  }
+
+  test("body version 3: keys out of order, a repeated key and unknown scale flags are refused") {
+    // two keys of one length with the same rows, so the same number of entries: "ka" goes first
+    val s = FrequentSketch.create(spec(1000L), 0.05)
+    (1 to 400).foreach { i => s.addKey("ka", i.toLong, 1L); s.addKey("kb", i.toLong, 1L) }
+    val b = Codec.encode(FrequentKind, s)
+    def refusal(c: Array[Byte]): String = intercept[SketchException](Families.decode(resealed(c))).getMessage
+    val in = new ecmsketch.core.ByteReader(b)
+    in.getBytes(Codec.ChecksumHeaderSize, "header")
+    assert(in.getByte("body version") == 3)
+    in.getByte("key type"); in.getVarLong("q"); in.getVarLong("k")
+    val nKeys = in.getVarLong("keys").toInt
+    val at = (0 until nKeys).map { _ => val len = in.getVarLong("length").toInt; val p = in.position; in.getBytes(len, "key"); p }
+    assert(nKeys == 2 && b(at(0) + 1) == 'a' && b(at(1) + 1) == 'b')
+    val swapped = b.clone(); swapped(at(0) + 1) = 'b'; swapped(at(1) + 1) = 'a'
+    assert(refusal(swapped).contains("key 1 is out of order"))
+    val repeated = b.clone(); repeated(at(1) + 1) = 'a'
+    assert(refusal(repeated).contains("key 1 repeats an earlier key"))
+    // scale 0: drop mark, total residual (and its span), pending decrement, partial counts, then the flags
+    in.getByte("scales"); in.getVarLong("drop mark")
+    if (in.getVarLong("total residual") > 0) in.getVarLong("its span")
+    in.getVarLong("pending decrement")
+    (0 until in.getVarLong("partial counts").toInt).foreach(_ => (0 until 3).foreach(_ => in.getVarLong("count field")))
+    val flagsAt = in.position
+    val unknown = b.clone(); unknown(flagsAt) = (b(flagsAt) | 4).toByte
+    assert(refusal(unknown).contains("flags of scale 0 are"))
   }
 
   test("sketch_info reports the key type, the bound and what the sketch holds") {
