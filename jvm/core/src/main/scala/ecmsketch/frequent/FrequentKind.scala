@@ -130,7 +130,8 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
       out.putVarLong(live.size.toLong)
       live.foreach { j => out.putVarLong(index(sc.rKey(j)).toLong); out.putVarLong(sc.rW(j)); out.putVarLong(last - sc.rSpan(j)) }
       val order = canonicalOrder(sc, index)
-      val written = if (v3 && totalsImplicit(sc)) order.filter(i => sc.ekey(i) != Scale.Total) else order
+      val implicitTotals = v3 && totalsImplicit(sc) // true for a scale without entries
+      val written = if (implicitTotals) order.filter(i => sc.ekey(i) != Scale.Total) else order
       var prev = first
       if (!v3) {
         out.putVarLong(written.length.toLong)
@@ -144,7 +145,7 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
         }
       } else {
         val dflt = defaultWeight(sc, written)
-        out.putByte((if (written.length < order.length) ImplicitTotals else 0) | (if (dflt != sc.lambda) DoubleDefault else 0))
+        out.putByte((if (implicitTotals) ImplicitTotals else 0) | (if (dflt != sc.lambda) DoubleDefault else 0))
         out.putVarLong(written.length.toLong)
         var e = 0
         while (e < written.length) {
@@ -201,11 +202,15 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
     * one stream), else lambda.
     */
   private def defaultWeight(sc: Scale, written: Array[Int]): Long = {
+    val double = doubleLambda(sc.lambda)
     var one = 0; var two = 0
     var e = 0
-    while (e < written.length) { val w = sc.ew(written(e)); if (w == sc.lambda) one += 1 else if (w == 2 * sc.lambda) two += 1; e += 1 }
-    if (two > one) 2 * sc.lambda else sc.lambda
+    while (e < written.length) { val w = sc.ew(written(e)); if (w == sc.lambda) one += 1 else if (w == double) two += 1; e += 1 }
+    if (two > one) double else sc.lambda
   }
+
+  /** 2 lambda, or -1 where it would pass 2^63 - 1 (scale 62: no weight is twice its lambda). */
+  private def doubleLambda(lambda: Long): Long = if (lambda > Long.MaxValue / 2) -1L else 2 * lambda
 
   /** Whether the total entries of `sc` are exactly one (ts, span ts, w, decrement 0) per key entry
     * (ts, w), as on an exact scale: body versions 2 and 3 then leave them out and the reader rebuilds them.
@@ -334,7 +339,9 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
           f
         } else 0
       val implicitTotals = (flags & ImplicitTotals) != 0
-      val dflt = if ((flags & DoubleDefault) != 0) 2 * sc.lambda else sc.lambda
+      val double = doubleLambda(sc.lambda)
+      if ((flags & DoubleDefault) != 0 && double < 0) corrupt(s"scale $l's default weight 2 lambda exceeds 2^63 - 1")
+      val dflt = if ((flags & DoubleDefault) != 0) double else sc.lambda
       var nOne = 0; var nTwo = 0
       val n = vin(in, s"entry count of scale $l", 0, in.remaining.toLong / (if (version >= 3) 2 else 4)).toInt // an entry takes 2 bytes or more (4 before body version 3)
       sc.reserve(math.min(if (implicitTotals) 2 * n else n, 1 << 16)) // a hint: a corrupt count must not allocate
@@ -352,10 +359,12 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
         var back = 0L; var kv = 0; var w = 0L; var dec = 0L
         // a total entry of weight 0 (body version 2 on) carries a fold's decrement step at its time
         val minW = if (version >= 2) 0L else 1L
-        if (version < 3) {
+        if (version < 3) { // the fields and checks in the order versions 1 and 2 always had
           back = vlEntry(in, FSpan, e, l)
+          if (java.lang.Long.compareUnsigned(back, usedSpan) > 0) corrupt(s"entry $e of scale $l spans back before the first timestamp")
           kv = vinEntry(in, FKey, e, l, 0, nKeys.toLong).toInt
           w = vinEntry(in, FWeight, e, l, if (kv == 0) minW else 1L, h.count)
+          if (w == 0L && back != 0L) corrupt(s"entry $e of scale $l has weight 0 and spans back")
           if (kv == 0) dec = vinEntry(in, FDec, e, l, 0, h.count)
         } else {
           val at = in.position
@@ -367,9 +376,12 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
           if (hasW) {
             w = vinEntry(in, FWeight, e, l, if (kv == 0) minW else 1L, h.count)
             if (w == dflt) corrupt(s"weight of entry $e of scale $l is written but is the scale's default $dflt (not canonical)")
-          } else w = dflt
+          } else {
+            if (dflt > h.count) corrupt(s"weight of entry $e of scale $l = $dflt (the scale's default) exceeds the total weight ${h.count}")
+            w = dflt
+          }
           if (kv == 0 && extra) dec = vinEntry(in, FDec, e, l, 1L, h.count)
-          if (w == sc.lambda) nOne += 1 else if (w == 2 * sc.lambda) nTwo += 1
+          if (w == sc.lambda) nOne += 1 else if (w == double) nTwo += 1
         }
         if (java.lang.Long.compareUnsigned(back, usedSpan) > 0) corrupt(s"entry $e of scale $l spans back before the first timestamp")
         val sp = ts - back
@@ -382,14 +394,15 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
         }
         pk = kc; pspan = sp; pw = w; pdec = dec
         if (kv == 0 && implicitTotals) corrupt(s"entry $e of scale $l is a total entry, but the scale's totals are implicit")
-        if (kv == 0) { weight += w; if (weight > h.count) corrupt(s"scale $l's totals exceed the total weight ${h.count}") }
+        // weight <= count always, so count - weight cannot overflow, and neither can the sums
+        if (kv == 0) { if (w > h.count - weight) corrupt(s"scale $l's totals exceed the total weight ${h.count}"); weight += w }
         else {
+          if (w > h.count - keyWeight) corrupt(s"scale $l's key entries exceed the total weight ${h.count}")
           keyWeight += w
-          if (keyWeight > h.count) corrupt(s"scale $l's key entries exceed the total weight ${h.count}")
           used(kc) += 1
           if (implicitTotals) {
+            if (w > h.count - weight) corrupt(s"scale $l's totals exceed the total weight ${h.count}")
             weight += w
-            if (weight > h.count) corrupt(s"scale $l's totals exceed the total weight ${h.count}")
             sc.appendRaw(ts, ts, Scale.Total, w, 0L)
           }
         }
@@ -400,7 +413,7 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
       if (version >= 2 && !implicitTotals && totalsImplicit(sc))
         corrupt(s"scale $l writes out the totals its key entries give (not canonical: they are implicit)")
       if (version >= 3 && (nTwo > nOne) != (dflt != sc.lambda))
-        corrupt(s"scale $l's default weight is $dflt, but $nOne entries weigh ${sc.lambda} and $nTwo weigh ${2 * sc.lambda} (not canonical)")
+        corrupt(s"scale $l's default weight is $dflt, but $nOne entries weigh ${sc.lambda} and $nTwo weigh $double (not canonical)")
       s.scales += sc
       l += 1
     }

@@ -114,6 +114,42 @@ class FrequentCodecSuite extends AnyFunSuite {
     assert(refusal(unknown).contains("flags of scale 0 are"))
   }
 
+  test("a scale the window emptied round-trips (its totals flag is set, as the decoder requires)") {
+    val s = FrequentSketch.create(spec(100L), 0.05)
+    s.addKey(1L, 0L, 1L)
+    s.addKey(1L, 1000L, 0L) // a row of weight 0 a window later: the window rule empties the scale
+    s.flush()
+    assert(s.scales.nonEmpty && s.scales.forall(_.size == 0))
+    val b = Codec.encode(FrequentKind, s)
+    val d = Codec.decodeAs(FrequentKind, b)
+    assert(java.util.Arrays.equals(Codec.encode(FrequentKind, d), b))
+    assert(d.rangeCount(null, null) == s.rangeCount(null, null))
+  }
+
+  test("body version 3: a default weight of 2 lambda that passes 2^63 - 1 (scale 62) is refused") {
+    // the bytes of a real one-key sketch up to its scale count, then 62 empty scales and a scale 62
+    // whose only entry takes the default weight 2^63
+    val s = FrequentSketch.create(spec(1000L), 0.05)
+    s.addKey(7L, 5L, 1L)
+    val b = Codec.encode(FrequentKind, s)
+    val in = new ecmsketch.core.ByteReader(b)
+    in.getBytes(Codec.ChecksumHeaderSize, "header")
+    in.getByte("body version"); in.getByte("key type"); in.getVarLong("q"); in.getVarLong("k")
+    assert(in.getVarLong("keys") == 1L)
+    in.getLong("key")
+    val out = new ecmsketch.core.ByteWriter(b.length + 512)
+    out.putBytes(b.take(in.position))
+    out.putByte(63)
+    (0 until 62).foreach { _ => out.putVarLong(0L); out.putVarLong(0L); out.putVarLong(0L); out.putVarLong(0L); out.putByte(1); out.putVarLong(0L) }
+    // scale 62: no drop mark, residual, decrement or partial counts; flags: default 2 lambda; one
+    // entry at the first timestamp, key index 0, weight and span left out
+    out.putVarLong(0L); out.putVarLong(0L); out.putVarLong(0L); out.putVarLong(0L); out.putByte(2)
+    out.putVarLong(1L); out.putVarLong(0L); out.putVarLong(4L)
+    val crafted = out.toByteArray
+    val msg = intercept[SketchException](Families.decode(resealed(crafted))).getMessage
+    assert(msg.contains("scale 62's default weight 2 lambda exceeds 2^63 - 1"), msg)
+  }
+
   test("sketch_info reports the key type, the bound and what the sketch holds") {
     val (_, s) = sketches(2)
     val d = Families.info(s)
