@@ -359,12 +359,10 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
         var back = 0L; var kv = 0; var w = 0L; var dec = 0L
         // a total entry of weight 0 (body version 2 on) carries a fold's decrement step at its time
         val minW = if (version >= 2) 0L else 1L
-        if (version < 3) { // the fields and checks in the order versions 1 and 2 always had
+        if (version < 3) {
           back = vlEntry(in, FSpan, e, l)
-          if (java.lang.Long.compareUnsigned(back, usedSpan) > 0) corrupt(s"entry $e of scale $l spans back before the first timestamp")
           kv = vinEntry(in, FKey, e, l, 0, nKeys.toLong).toInt
           w = vinEntry(in, FWeight, e, l, if (kv == 0) minW else 1L, h.count)
-          if (w == 0L && back != 0L) corrupt(s"entry $e of scale $l has weight 0 and spans back")
           if (kv == 0) dec = vinEntry(in, FDec, e, l, 0, h.count)
         } else {
           val at = in.position
@@ -383,6 +381,8 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
           if (kv == 0 && extra) dec = vinEntry(in, FDec, e, l, 1L, h.count)
           if (w == sc.lambda) nOne += 1 else if (w == double) nTwo += 1
         }
+        // both checks come after the entry's fields are read: bytes with several faults may name
+        // another one first, but the same bytes are refused as before body version 3
         if (java.lang.Long.compareUnsigned(back, usedSpan) > 0) corrupt(s"entry $e of scale $l spans back before the first timestamp")
         val sp = ts - back
         if (w == 0L && sp != ts) corrupt(s"entry $e of scale $l has weight 0 and spans back")

@@ -104,19 +104,14 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
   }
 
   /** Adds a key of type `t` held as 64 bits (BIGINT, INT, or DOUBLE as [[FreqKeys.doubleBits]]). */
-  private[frequent] def addBits(t: Int, bits: Long, ts: Long, v: Long): Unit = {
-    checkAdd(ts, v); setKeyType(t); addId(dict.idOfLong(bits), ts, v)
-  }
+  private[frequent] def addBits(t: Int, bits: Long, ts: Long, v: Long): Unit = { checkAdd(ts, v); addId(idOfBits(t, bits), ts, v) }
 
   /** Adds a STRING or BINARY key (type `t`) whose array the sketch may keep. */
   private[frequent] def addBytes(b: Array[Byte], t: Int, ts: Long, v: Long): Unit =
     addBytes(b, Hashing.fingerprintBytes(b), t, ts, v)
 
   /** [[addBytes]] of a key whose [[Hashing.fingerprintBytes]] is `h`. */
-  private[frequent] def addBytes(b: Array[Byte], h: Long, t: Int, ts: Long, v: Long): Unit = {
-    SketchException.require(b.length <= FreqKeys.MaxKeyBytes, s"a frequent-items key must be at most ${FreqKeys.MaxKeyBytes} bytes, got ${b.length}")
-    checkAdd(ts, v); setKeyType(t); addId(dict.idOfBytes(b, h), ts, v)
-  }
+  private[frequent] def addBytes(b: Array[Byte], h: Long, t: Int, ts: Long, v: Long): Unit = { checkAdd(ts, v); addId(idOfBytes(b, h, t), ts, v) }
 
   // Rows not yet given to the scales: they go in batches, scale by scale (each scale's arrays stay
   // in cache), with each scale's window and horizon rules applied row by row, so the state is the
