@@ -13,6 +13,11 @@ object Bounds {
   /** Relative error of a cell of epsilon `cellEps` after `depth` merge levels: (1 + e)^(depth+1) - 1. */
   def compound(cellEps: Double, depth: Int): Double = StrictMath.pow(1.0 + cellEps, depth + 1.0) - 1.0
 
+  /** a + b for b >= 0, stopping at Long.MaxValue: an upper bound or a time that would pass
+    * 2^63 - 1 stays an upper bound.
+    */
+  def satAdd(a: Long, b: Long): Long = { val r = a + b; if (((a ^ r) & (b ^ r)) < 0) Long.MaxValue else r }
+
   /** The smallest epsilon a plan may ask for. */
   final val MinEpsilon = 0.001
 

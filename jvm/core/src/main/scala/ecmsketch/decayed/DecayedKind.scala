@@ -1,7 +1,7 @@
 package ecmsketch.decayed
 
 import ecmsketch.core.InfoField.{int, long, real, text}
-import ecmsketch.core.{CellKind, ByteReader, ByteWriter, Codec, SketchException, SketchHeader, SketchKind, WindowSpec, InfoField, FunctionSpec}
+import ecmsketch.core.{Bounds, CellKind, ByteReader, ByteWriter, Codec, SketchException, SketchHeader, SketchKind, WindowSpec, InfoField, FunctionSpec}
 
 /** The decayed sketch (sketch kind 7, docs/FORMAT.md "Decayed sketch"): cell kind 0 (no window
   * cells), then the parameters, then per copy the levels that exist, each with t_i and its entries
@@ -115,7 +115,7 @@ object DecayedKind extends SketchKind[DecayedSketch](7, "decayed") {
           val d = Arith.firstSelected(a, b, base, sw - 1, i)
           if (d < 0) corrupt(s"element $id is not selected at level $i of copy $j")
           val entry = params.integral match {
-            case Some(f) => new Entry(id, w, v, t, DecayedSketch.satAdd(t, f.minAge(sw, d)), 0L)
+            case Some(f) => new Entry(id, w, v, t, Bounds.satAdd(t, f.minAge(sw, d)), 0L)
             case None => new Entry(id, w, v, t, t, Level.Unresolved) // RangeSample when a query needs it
           }
           if (flag == 1 && entry.key <= tI) corrupt(s"an entry of level $i has key ${entry.key} <= t_$i = $tI")

@@ -2,7 +2,7 @@ package ecmsketch.decayed
 
 import java.nio.charset.StandardCharsets
 
-import ecmsketch.core.{SketchException, WindowSketch, WindowSpec}
+import ecmsketch.core.{Bounds, SketchException, WindowSketch, WindowSpec}
 import ecmsketch.hash.Hashing
 
 /** The Cormode-Tirthapura-Xu duplicate-insensitive, time-decayed, mergeable sketch (CTX §3-4;
@@ -112,7 +112,7 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
     var k = 0
     while (k < pN) {
       val ts = p(4 * k + 3)
-      val ub = if (f == null) ts else satAdd(ts, f.minAge(p(4 * k + 1) * params.resolution, 0L))
+      val ub = if (f == null) ts else Bounds.satAdd(ts, f.minAge(p(4 * k + 1) * params.resolution, 0L))
       ubs(k) = ub
       if (k > 0 && ub < ubs(k - 1)) ascending = false
       k += 1
@@ -192,7 +192,7 @@ final class DecayedSketch(val params: DecayedParams) extends WindowSketch {
         else {
           if (d != lastD) { lastD = d; lastH = Arith.hash(a, b, base + d); lastKey = Long.MinValue }
           if (f != null) {
-            if (lastKey == Long.MinValue) lastKey = satAdd(ts, f.minAge(w, d))
+            if (lastKey == Long.MinValue) lastKey = Bounds.satAdd(ts, f.minAge(w, d))
             ub = lastKey
             level(j, i).offer(id, weight, value, ts, lastKey, 0L)
           } else level(j, i).offer(id, weight, value, ts, ts, Level.Unresolved) // RangeSample when queried
@@ -434,7 +434,6 @@ object DecayedSketch {
 
   private[decayed] final val AllValues: Double => Boolean = _ => true
 
-  def satAdd(a: Long, b: Long): Long = { val r = a + b; if (((a ^ r) & (b ^ r)) < 0) Long.MaxValue else r }
   /** a - b for a >= b, saturating at Long.MaxValue. */
   def satSub(a: Long, b: Long): Long = { val r = a - b; if (r < 0) Long.MaxValue else r }
 

@@ -18,6 +18,22 @@ import ecmsketch.core.{SketchException, Windows}
 private[frequent] object FrequentMerge {
   import Scale.Total
 
+  /** Refuses inputs whose sums (a scale's key weights, totals or decrements, the largest of each
+    * input's) add up past 2^63 - 1, so that no sum of the merge wraps. A scale's key weights and
+    * totals add up to at most the sketch's total weight, its decrements to about that over k + 1,
+    * and the inputs' total weights must fit: only crafted bytes come near the limit.
+    */
+  private def checkSums(xs: Seq[FrequentSketch]): Unit = {
+    var sum = 0L
+    xs.foreach { s =>
+      var m = 0L
+      s.scales.foreach { sc => val x = sc.largestSum; m = if (x < 0 || m < 0) -1L else math.max(m, x) }
+      if (m < 0 || m > Long.MaxValue - sum)
+        throw new SketchException("cannot merge these frequent-items sketches: the weights or decrement amounts of their scales add up past 2^63 - 1 (corrupt input)")
+      sum += m
+    }
+  }
+
   def merge(xs: Seq[FrequentSketch], dropBehind: Boolean): FrequentSketch = {
     xs.foreach(_.flush())
     val first = xs.head
@@ -29,6 +45,7 @@ private[frequent] object FrequentMerge {
     val out = first.emptyLike()
     if (kt != FreqKeys.Unset) out.setKeyType(kt)
     if (xs.size == 1) return copy(first, out)
+    checkSums(xs)
     val withData = xs.filter(s => !s.isEmpty && s.scales.nonEmpty)
     val clock = if (withData.isEmpty) Long.MinValue else withData.map(_.lastTs).max
     val contributing =

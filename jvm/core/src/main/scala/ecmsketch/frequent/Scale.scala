@@ -1,5 +1,7 @@
 package ecmsketch.frequent
 
+import ecmsketch.core.Bounds.satAdd
+
 /** One scale of a frequent-items sketch (docs/design/windowed-top-k.md, "Structure"): blocks of
   * `lambda` units per key, a Misra-Gries table of at most `k` partial counts, and the total count in
   * blocks of `lambda` units too.
@@ -248,19 +250,23 @@ private[frequent] final class Scale(val lambda: Long, val k: Int) {
     lo
   }
 
+  // The query sums below stop at Long.MaxValue (Bounds.satAdd): each weight is at most the sketch's
+  // total weight, but their sums (a key's entries and partial count, the decrements) may pass 2^63 - 1
+  // on crafted bytes, and an upper bound must not wrap to a negative one.
+
   /** Bounds on the total weight in [t0, now] and on the decrement amount there: (lo, hi, dec). */
   def totals(t0: Long): (Long, Long, Long) = {
     var lo = 0L; var hi = 0L; var dec = pendDec
     var i = firstAtOrAfter(t0)
     while (i < end) {
       if (ekey(i) == Total) {
-        hi += ew(i); dec += edec(i)
-        if (espan(i) >= t0) lo += ew(i)
+        hi = satAdd(hi, ew(i)); dec = satAdd(dec, edec(i))
+        if (espan(i) >= t0) lo = satAdd(lo, ew(i))
       }
       i += 1
     }
-    hi += totR
-    if (totR > 0 && totSpan >= t0) lo += totR
+    hi = satAdd(hi, totR)
+    if (totR > 0 && totSpan >= t0) lo = satAdd(lo, totR)
     (lo, hi, dec)
   }
 
@@ -270,8 +276,8 @@ private[frequent] final class Scale(val lambda: Long, val k: Int) {
     while (i < end) {
       val key = ekey(i)
       if (key != Total) {
-        hi(key) += ew(i)
-        if (espan(i) >= t0) lo(key) += ew(i)
+        hi(key) = satAdd(hi(key), ew(i))
+        if (espan(i) >= t0) lo(key) = satAdd(lo(key), ew(i))
         seen(key) = true
       }
       i += 1
@@ -280,12 +286,28 @@ private[frequent] final class Scale(val lambda: Long, val k: Int) {
     while (j < rn) {
       val key = rKey(j)
       if (rW(j) > 0) {
-        hi(key) += rW(j)
-        if (rSpan(j) >= t0) lo(key) += rW(j)
+        hi(key) = satAdd(hi(key), rW(j))
+        if (rSpan(j) >= t0) lo(key) = satAdd(lo(key), rW(j))
         seen(key) = true
       }
       j += 1
     }
+  }
+
+  /** The largest of this scale's three sums: its key entries and partial counts, its totals (with
+    * the residual), and its decrements (with the pending one); -1 when one passes 2^63 - 1.
+    */
+  def largestSum: Long = {
+    var keys = 0L; var tots = totR; var dec = pendDec; var ok = true
+    def add(a: Long, b: Long): Long = { val r = a + b; if (r < 0) ok = false; r }
+    var i = start
+    while (i < end) {
+      if (ekey(i) == Total) { tots = add(tots, ew(i)); dec = add(dec, edec(i)) } else keys = add(keys, ew(i))
+      i += 1
+    }
+    var j = 0
+    while (j < rn) { if (rW(j) > 0) keys = add(keys, rW(j)); j += 1 }
+    if (ok) math.max(keys, math.max(tots, dec)) else -1L
   }
 
   /** Bounds of one key in [t0, now] (without the decrement term): (lo, hi). */
@@ -293,11 +315,11 @@ private[frequent] final class Scale(val lambda: Long, val k: Int) {
     var lo = 0L; var hi = 0L
     var i = firstAtOrAfter(t0)
     while (i < end) {
-      if (ekey(i) == id) { hi += ew(i); if (espan(i) >= t0) lo += ew(i) }
+      if (ekey(i) == id) { hi = satAdd(hi, ew(i)); if (espan(i) >= t0) lo = satAdd(lo, ew(i)) }
       i += 1
     }
     val slot = slotFor(id)
-    if (slot >= 0 && rW(slot) > 0) { hi += rW(slot); if (rSpan(slot) >= t0) lo += rW(slot) }
+    if (slot >= 0 && rW(slot) > 0) { hi = satAdd(hi, rW(slot)); if (rSpan(slot) >= t0) lo = satAdd(lo, rW(slot)) }
     (lo, hi)
   }
 

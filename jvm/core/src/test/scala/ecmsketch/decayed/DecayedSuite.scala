@@ -5,7 +5,7 @@ import scala.util.Random
 import org.scalatest.funsuite.AnyFunSuite
 
 import ecmsketch.Families
-import ecmsketch.core.{Codec, SketchException}
+import ecmsketch.core.{Bounds, Codec, SketchException}
 
 /** The decayed sketch against brute force over the distinct elements of streams with 30 %
   * duplicates over 2..64 sites, shuffled and late; failure rates over many seeds against delta;
@@ -145,7 +145,7 @@ class DecayedSuite extends AnyFunSuite {
           val id = s.idOf(idHash(e)); val w = e.w * pr.resolution
           val dd = Arith.firstSelected(a, b, pr.wMax * id, w - 1, i)
           if (dd < 0) None
-          else Some((id, pr.integral.fold(e.t)(f => DecayedSketch.satAdd(e.t, f.minAge(w, dd))), e.t, e.w, e.v))
+          else Some((id, pr.integral.fold(e.t)(f => Bounds.satAdd(e.t, f.minAge(w, dd))), e.t, e.w, e.v))
         }
         val winners = offers.groupBy(_._1).values.map(_.max(Ordering.by((x: (Long, Long, Long, Long, Double)) =>
           (x._2, x._3, x._4, x._5))(Ordering.Tuple4(Ordering.Long, Ordering.Long, Ordering.Long, DoubleTotal)))).toSeq

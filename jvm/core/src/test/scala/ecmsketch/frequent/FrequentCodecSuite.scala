@@ -150,6 +150,48 @@ class FrequentCodecSuite extends AnyFunSuite {
     assert(msg.contains("scale 62's default weight 2 lambda exceeds 2^63 - 1"), msg)
   }
 
+  /** A sketch of rows of weight 2^s and 2^(s-1) whose coarsest scale (the one that answers the
+    * whole window) has been given, as crafted bytes could give it, a partial count of 2^s for the key
+    * of its 2^s entry, and a decrement of the total weight on each of its two total entries and
+    * pending: each field is within the total weight, so the bytes decode.
+    */
+  private def craftedHeavy(shift: Int): FrequentSketch = {
+    val s = FrequentSketch.create(spec(1000L), 0.5)
+    s.addKey(1L, 10L, 1L << shift); s.addKey(2L, 11L, 1L << (shift - 1))
+    s.flush()
+    val sc = s.scales.last
+    val id = (sc.start until sc.end).collectFirst { case i if sc.ekey(i) != Scale.Total && sc.ew(i) == (1L << shift) => sc.ekey(i) }.get
+    sc.setResiduals(Array(id), Array(1L << shift), Array(10L), 1)
+    val totals = (sc.start until sc.end).filter(sc.ekey(_) == Scale.Total)
+    assert(totals.size == 2)
+    totals.foreach(sc.edec(_) = s.count)
+    sc.pendDec = s.count
+    Codec.decodeAs(FrequentKind, Codec.encode(FrequentKind, s))
+  }
+
+  test("query sums past 2^63 - 1 (crafted bytes) stop at 2^63 - 1: no upper bound wraps") {
+    val d = craftedHeavy(62)
+    // key 1: entry 2^62 plus partial count 2^62 (both in the range); decrements 3 (2^62 + 2^61)
+    val x = d.estimate(java.lang.Long.valueOf(1L), null, null)
+    assert(x.lower == Long.MaxValue && x.upper == Long.MaxValue, x)
+    val absent = d.estimate(java.lang.Long.valueOf(3L), null, null)
+    assert(absent.lower == 0L && absent.upper == Long.MaxValue, absent)
+    d.topK(5, null, null).foreach(i => assert(i.upper >= i.lower && i.lower >= 0L, i))
+    val c = d.rangeCount(null, null)
+    assert(c.lower == (1L << 62) + (1L << 61) && c.upper == c.lower, c)
+  }
+
+  test("a merge whose inputs' sums pass 2^63 - 1 (crafted bytes) is refused by name") {
+    // total weight 3 2^60 in all, but decrements 9 2^60
+    val a = craftedHeavy(60); val b = craftedHeavy(60)
+    val msg = intercept[SketchException](FrequentSketch.merge(Seq(a, b))).getMessage
+    assert(msg.contains("add up past 2^63 - 1"), msg)
+    // the same sketches without the crafted decrements and partial count merge
+    val plain = Seq(0, 1).map { _ => val s = FrequentSketch.create(spec(1000L), 0.5); s.addKey(1L, 10L, 1L << 61); s.addKey(2L, 11L, 1L << 60); s }
+    val m = FrequentSketch.merge(plain)
+    assert(m.estimate(java.lang.Long.valueOf(1L), null, null).lower == (1L << 62))
+  }
+
   test("sketch_info reports the key type, the bound and what the sketch holds") {
     val (_, s) = sketches(2)
     val d = Families.info(s)
