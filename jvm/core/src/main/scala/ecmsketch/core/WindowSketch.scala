@@ -149,12 +149,7 @@ abstract class WindowSketch {
     _hasRows = withRows.nonEmpty
     _firstTs = if (_hasRows) withRows.map(_._firstTs).min else Long.MaxValue
     _lastTs = if (_hasRows) withRows.map(_._lastTs).max else Long.MinValue
-    var c = 0L
-    inputs.foreach { s =>
-      if (Long.MaxValue - c < s._count) throw new SketchException("total weight overflows 2^63 - 1")
-      c += s._count
-    }
-    _count = c
+    _count = WindowSketch.totalCount(inputs)
     _mergeDepth =
       if (contributing.exists(_.cellEpsilon != cellEpsilon))
         Bounds.mixedMergeDepth(cellEpsilon, contributing.map(s => (s.cellEpsilon, s._mergeDepth)))
@@ -243,6 +238,16 @@ object CounterSketch {
 }
 
 object WindowSketch {
+  /** The inputs' total weight; a merge whose inputs' weights pass 2^63 - 1 is refused. */
+  def totalCount(inputs: Seq[WindowSketch]): Long = {
+    var c = 0L
+    inputs.foreach { s =>
+      if (Long.MaxValue - c < s.count) throw new SketchException("total weight overflows 2^63 - 1")
+      c += s.count
+    }
+    c
+  }
+
   /** The parameter differences a mixed merge (a plan's runs with its fine side runs, docs/design/rows-in-any-order.md
     * "Rows in any order") allows: cell epsilon and the planned levels recorded with it.
     */

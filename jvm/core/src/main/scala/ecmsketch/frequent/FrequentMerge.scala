@@ -2,7 +2,7 @@ package ecmsketch.frequent
 
 import scala.collection.mutable
 
-import ecmsketch.core.{SketchException, Windows}
+import ecmsketch.core.{SketchException, WindowSketch, Windows}
 
 /** Merges of frequent-items sketches (docs/design/windowed-top-k.md, "Merges across sites"). Inputs
   * whose times overlap are folded ([[FrequentFold]]) unless their plan is body version 1's; the rest
@@ -18,12 +18,15 @@ import ecmsketch.core.{SketchException, Windows}
 private[frequent] object FrequentMerge {
   import Scale.Total
 
-  /** Refuses inputs whose sums (a scale's key weights, totals or decrements, the largest of each
-    * input's) add up past 2^63 - 1, so that no sum of the merge wraps. A scale's key weights and
-    * totals add up to at most the sketch's total weight, its decrements to about that over k + 1,
-    * and the inputs' total weights must fit: only crafted bytes come near the limit.
+  /** Refuses inputs whose sums (a scale's key weights and decrements together, or its totals, the
+    * largest of each input's) add up past 2^63 - 1, so that no sum of the merge wraps: the fold and
+    * the Misra-Gries merge add to the decrements what they take from the keys. A scale's totals,
+    * and its key weights plus decrements (a decrement takes at least as many units from the keys),
+    * add up to at most the sketch's total weight, and the inputs' total weights must fit (checked
+    * first): only crafted bytes are refused here.
     */
   private def checkSums(xs: Seq[FrequentSketch]): Unit = {
+    WindowSketch.totalCount(xs)
     var sum = 0L
     xs.foreach { s =>
       var m = 0L

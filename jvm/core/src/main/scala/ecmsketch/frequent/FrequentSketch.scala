@@ -319,7 +319,10 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
     val dec = s.totals(t0.get)._3
     lookup(key) match {
       case -1 => FrequentItem(key, dec / 2.0, 0L, dec)
-      case id => val (lo, hi) = s.keyBound(id, t0.get); FrequentItem(dict.value(id, keyType), (lo.toDouble + hi.toDouble + dec.toDouble) / 2.0, lo, satAdd(hi, dec))
+      case id =>
+        val (lo, hi) = s.keyBound(id, t0.get)
+        val up = satAdd(hi, dec)
+        FrequentItem(dict.value(id, keyType), (lo.toDouble + up.toDouble) / 2.0, lo, up)
     }
   }
 
@@ -370,7 +373,7 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
       val ea = lo(a).toDouble + hi(a).toDouble; val eb = lo(b).toDouble + hi(b).toDouble // (sums of weights up to 2^63 overflow a Long)
       if (ea != eb) ea > eb else if (hi(a) != hi(b)) hi(a) > hi(b) else dict.compareKeys(a, b) < 0
     }
-    val out = order.map(i => FrequentItem(dict.value(i, keyType), (lo(i).toDouble + hi(i).toDouble + dec.toDouble) / 2.0, lo(i), satAdd(hi(i), dec)))
+    val out = order.map { i => val up = satAdd(hi(i), dec); FrequentItem(dict.value(i, keyType), (lo(i).toDouble + up.toDouble) / 2.0, lo(i), up) }
     (out.toSeq, RangeCount((nlo.toDouble + nhi.toDouble) / 2.0, nlo, nhi))
   }
 

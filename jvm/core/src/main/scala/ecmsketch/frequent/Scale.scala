@@ -107,7 +107,9 @@ private[frequent] final class Scale(val lambda: Long, val k: Int) {
     val blocks = sum & ~(lambda - 1) // lambda is a power of two
     if (blocks == 0) return sum
     if (c > 0) {
-      val a = math.min(blocks, (c + lambda - 1) & ~(lambda - 1))
+      // c rounded up to whole blocks, at most `blocks` (c + lambda - 1 cannot wrap when c < blocks:
+      // a crafted partial count can be near 2^63)
+      val a = if (c >= blocks) blocks else math.min(blocks, (c + lambda - 1) & ~(lambda - 1))
       append(ts, span, key, a, dec)
       if (blocks > a) append(ts, ts, key, blocks - a, 0L)
     } else append(ts, ts, key, blocks, dec)
@@ -294,20 +296,20 @@ private[frequent] final class Scale(val lambda: Long, val k: Int) {
     }
   }
 
-  /** The largest of this scale's three sums: its key entries and partial counts, its totals (with
-    * the residual), and its decrements (with the pending one); -1 when one passes 2^63 - 1.
+  /** The larger of this scale's two sums: its key entries, partial counts and decrements (with the
+    * pending one), and its totals (with the residual); -1 when one passes 2^63 - 1.
     */
   def largestSum: Long = {
-    var keys = 0L; var tots = totR; var dec = pendDec; var ok = true
+    var keys = pendDec; var tots = totR; var ok = true
     def add(a: Long, b: Long): Long = { val r = a + b; if (r < 0) ok = false; r }
     var i = start
     while (i < end) {
-      if (ekey(i) == Total) { tots = add(tots, ew(i)); dec = add(dec, edec(i)) } else keys = add(keys, ew(i))
+      if (ekey(i) == Total) { tots = add(tots, ew(i)); keys = add(keys, edec(i)) } else keys = add(keys, ew(i))
       i += 1
     }
     var j = 0
     while (j < rn) { if (rW(j) > 0) keys = add(keys, rW(j)); j += 1 }
-    if (ok) math.max(keys, math.max(tots, dec)) else -1L
+    if (ok) math.max(keys, tots) else -1L
   }
 
   /** Bounds of one key in [t0, now] (without the decrement term): (lo, hi). */

@@ -176,9 +176,27 @@ class FrequentCodecSuite extends AnyFunSuite {
     assert(x.lower == Long.MaxValue && x.upper == Long.MaxValue, x)
     val absent = d.estimate(java.lang.Long.valueOf(3L), null, null)
     assert(absent.lower == 0L && absent.upper == Long.MaxValue, absent)
-    d.topK(5, null, null).foreach(i => assert(i.upper >= i.lower && i.lower >= 0L, i))
+    (Seq(x, absent) ++ d.topK(5, null, null) ++ d.heavyHitters(0.1, null, null)).foreach { i =>
+      assert(i.upper >= i.lower && i.lower >= 0L && i.lower.toDouble <= i.estimate && i.estimate <= i.upper.toDouble, i)
+    }
     val c = d.rangeCount(null, null)
     assert(c.lower == (1L << 62) + (1L << 61) && c.upper == c.lower, c)
+  }
+
+  test("a row added to a crafted partial count near 2^63 makes no entry of negative weight") {
+    val s = FrequentSketch.create(spec(1000L), 0.5)
+    s.addKey(1L, 10L, 1L << 62); s.addKey(2L, 11L, (1L << 62) - 3)
+    s.flush()
+    val sc = s.scales.last
+    assert(sc.lambda >= 8, sc.lambda) // so that partial count + lambda - 1 passes 2^63 - 1
+    val id = (sc.start until sc.end).collectFirst { case i if sc.ekey(i) != Scale.Total && sc.ew(i) == (1L << 62) => sc.ekey(i) }.get
+    sc.setResiduals(Array(id), Array(s.count - 1), Array(10L), 1) // within the total weight: decodes
+    val d = Codec.decodeAs(FrequentKind, Codec.encode(FrequentKind, s))
+    d.addKey(1L, 12L, 1L)
+    d.flush()
+    for (x <- d.scales; i <- x.start until x.end) assert(x.ew(i) >= 0L, s"entry $i of scale ${x.lambda}: weight ${x.ew(i)}")
+    val e = d.estimate(java.lang.Long.valueOf(1L), null, null)
+    assert(e.lower >= 0L && e.lower <= e.upper, e)
   }
 
   test("a merge whose inputs' sums pass 2^63 - 1 (crafted bytes) is refused by name") {
@@ -186,10 +204,33 @@ class FrequentCodecSuite extends AnyFunSuite {
     val a = craftedHeavy(60); val b = craftedHeavy(60)
     val msg = intercept[SketchException](FrequentSketch.merge(Seq(a, b))).getMessage
     assert(msg.contains("add up past 2^63 - 1"), msg)
-    // the same sketches without the crafted decrements and partial count merge
-    val plain = Seq(0, 1).map { _ => val s = FrequentSketch.create(spec(1000L), 0.5); s.addKey(1L, 10L, 1L << 61); s.addKey(2L, 11L, 1L << 60); s }
-    val m = FrequentSketch.merge(plain)
-    assert(m.estimate(java.lang.Long.valueOf(1L), null, null).lower == (1L << 62))
+    // total weight 2^63 - 1 in all; each scale's key weights, totals and decrements are each within
+    // its sketch's weight, but decrements raised to that weight (pending ones crafted) and key
+    // weights together are not, and a fold adds its leftover key units to the decrements
+    def pendingHeavy(big: Row, units: Seq[Row]): FrequentSketch = {
+      val s = FrequentSketch.create(spec(1000L), 0.5)
+      (big +: units).foreach(r => s.addKey(r.key, r.ts, r.w))
+      s.flush()
+      s.scales.foreach(sc => sc.pendDec = s.count - (sc.start until sc.end).map(sc.edec(_)).sum)
+      Codec.decodeAs(FrequentKind, Codec.encode(FrequentKind, s))
+    }
+    val ones = (0 until 100).map(i => Row(3L + i, 20L + 2 * i, 1L))
+    val pa = pendingHeavy(Row(1L, 10L, (1L << 62) - 100), ones)
+    val pb = pendingHeavy(Row(2L, 12L, (1L << 62) - 101), ones.map(r => r.copy(ts = r.ts + 1)))
+    assert(pa.count + pb.count == Long.MaxValue)
+    val msg2 = intercept[SketchException](FrequentSketch.merge(Seq(pa, pb))).getMessage
+    assert(msg2.contains("add up past 2^63 - 1"), msg2)
+    // sketches of real rows merge up to a total weight of exactly 2^63 - 1, time-disjoint or not
+    for (rows <- Seq(Seq(Row(1L, 10L, 1L << 62), Row(2L, 11L, (1L << 62) - 1)),
+                     Seq(Row(1L, 10L, 1L << 61), Row(2L, 11L, (1L << 62) - 1), Row(1L, 12L, 1L << 61)))) {
+      val sites = rows.groupBy(_.key).values.toSeq.map(rs => build(rs, 1000L, 0.5))
+      val m = FrequentSketch.merge(sites)
+      assert(m.count == Long.MaxValue)
+      check(m, oracle(rows), 1000L, rows.map(_.ts).max, Seq(1L, 2L, 3L, 1000L))
+    }
+    // inputs whose total weight passes 2^63 - 1 are refused by that name
+    val big = Seq(0, 1).map(i => build(Seq(Row(1L, 10L + i, 1L << 62)), 1000L, 0.5))
+    assert(intercept[SketchException](FrequentSketch.merge(big)).getMessage.contains("total weight overflows 2^63 - 1"))
   }
 
   test("sketch_info reports the key type, the bound and what the sketch holds") {
