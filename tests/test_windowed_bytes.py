@@ -382,6 +382,16 @@ def test_frequent_unbounded_window_and_timestamps():
     assert u.estimate("a", "90 seconds")["estimate"] == 1.0 and u.total(dt.timedelta(minutes=10)) == 3.0
 
 
+def test_frequent_weights_up_to_2_63_come_back_exactly():
+    """Intervals are ints all the way: a total weight of 2^63 - 1 is not rounded through a float."""
+    s = FrequentSketch(0.5, 1000)
+    s.add_many([1, 2], [10, 11], [2**62, 2**62 - 1])
+    assert s.range_count() == {"estimate": float(2**63 - 1), "lower": 2**63 - 1, "upper": 2**63 - 1}
+    assert s.estimate(2)["lower"] == s.estimate(2)["upper"] == 2**62 - 1
+    m = FrequentSketch.merge([FrequentSketch.from_bytes(s.to_bytes()), FrequentSketch(0.5, 1000)])
+    assert m.range_count()["lower"] == 2**63 - 1
+
+
 def test_frequent_int_keys_of_a_sql_int_sketch():
     """A sketch whose key type is INT (SQL over an INT column) gives int keys back and takes Python
     ints that fit in an INT."""

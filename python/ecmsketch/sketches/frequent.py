@@ -211,8 +211,8 @@ class FrequentSketch(_Sketch):
     def range_count(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> Dict[str, Any]:
         """The weight of the range as a dict: ``estimate``, and ``lower`` and ``upper`` that hold the
         exact weight."""
-        e, lo, hi = call(_jvm.api().frequentRangeCount, self._j, *self._rn(range, now))
-        return {"estimate": float(e), "lower": int(lo), "upper": int(hi)}
+        c = call(_jvm.api().frequentRangeCount, self._j, *self._rn(range, now))
+        return {"estimate": float(c.estimate()), "lower": int(c.lower()), "upper": int(c.upper())}
 
     def total(self, range: Optional[RangeLike] = None, now: Optional[TimeLike] = None) -> float:
         """The estimated weight of the range (:meth:`range_count`'s ``estimate``)."""

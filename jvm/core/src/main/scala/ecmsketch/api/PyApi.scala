@@ -7,7 +7,7 @@ import ecmsketch.core.{CellParams, Codec, CounterSketch, KeyType, KeyedSketch, S
 import ecmsketch.ecm.{EcmSketch, Planner, QueryKind}
 import ecmsketch.ecm.dyadic.{DyadicSketch, KeyEstimate, KeyTable}
 import ecmsketch.decayed.{Decay, DecayedSketch}
-import ecmsketch.frequent.{FreqPlan, FrequentItem, FrequentSketch}
+import ecmsketch.frequent.{FreqPlan, FrequentItem, FrequentSketch, RangeCount}
 import ecmsketch.quantile.QuantileSketch
 import ecmsketch.dwave.DwSketch
 import ecmsketch.rwave.DistinctSketch
@@ -431,8 +431,7 @@ object PyApi {
   def frequentHeavyHitters(s: FrequentSketch, phi: Double, range: java.lang.Long, now: java.lang.Long): Array[FrequentItem] =
     s.heavyHitters(phi, range, now).toArray
 
-  /** [estimate, lower, upper] of the weight of the range. */
-  def frequentRangeCount(s: FrequentSketch, range: java.lang.Long, now: java.lang.Long): Array[Double] = {
-    val c = s.rangeCount(range, now); Array(c.estimate, c.lower.toDouble, c.upper.toDouble)
-  }
+  /** The weight of the range: estimate, and lower and upper as longs (weights up to 2^63 - 1). */
+  def frequentRangeCount(s: FrequentSketch, range: java.lang.Long, now: java.lang.Long): RangeCount =
+    s.rangeCount(range, now)
 }
