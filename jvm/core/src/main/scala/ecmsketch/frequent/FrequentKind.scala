@@ -47,6 +47,7 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
     (sorted, indexOf(sorted, m.length))
   }
 
+  /** id -> its position in `ids` (-1 for ids not listed), over ids below `capacity`. */
   private def indexOf(ids: Array[Int], capacity: Int): Array[Int] = {
     val index = Array.fill(capacity)(-1)
     var i = 0

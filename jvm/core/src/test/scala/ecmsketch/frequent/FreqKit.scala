@@ -92,6 +92,7 @@ object FreqKit {
     * the range count, heavy hitters and top-10 recall; returns the largest measured error / n.
     */
   def check(s: FrequentSketch, o: Oracle, window: Long, now: Long, ranges: Seq[Long], absent: Seq[Long] = Seq(-1L, -2L)): Double = {
+    checkSums(s)
     val e = s.errorBound
     var worst = 0.0
     ranges.foreach { r =>
@@ -129,6 +130,17 @@ object FreqKit {
     }
     worst
   }
+
+  /** What a merge's sum check (FrequentMerge.checkSums) relies on: on every scale of a sketch built
+    * from rows, its key weights plus its decrements, and its totals, add up to at most its total
+    * weight (a decrement takes at least as many units from the keys), so that check refuses no
+    * merge of such sketches whose total weights fit.
+    */
+  def checkSums(s: FrequentSketch): Unit =
+    s.scales.zipWithIndex.foreach { case (sc, l) =>
+      val m = sc.largestSum
+      assert(m >= 0L && m <= s.count, s"scale $l: key weights plus decrements, or totals, add up to $m, above the total weight ${s.count}")
+    }
 
   def roundTrip(s: FrequentSketch): FrequentSketch = {
     val b = Codec.encode(FrequentKind, s)
