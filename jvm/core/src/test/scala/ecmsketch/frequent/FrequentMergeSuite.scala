@@ -266,6 +266,39 @@ class FrequentMergeSuite extends AnyFunSuite {
     assert(bytes(rolled) == bytes(rolled2), "a roll-up of roll-ups equals the roll-up of the parts")
   }
 
+  test("roll-ups of folds: an older fold's pending decrements reach no range after it") {
+    // a fold's scales keep the leftover key units of its blocks as a pending decrement (no partial
+    // counts, no total residual); rolled up under a newer sketch, they must stay at the older sketch's
+    // last timestamp: a range after it counts the newer sketch's decrements only
+    val window = 1000000L
+    val r = new Random(60L)
+    (0 until 6).foreach { trial =>
+      val older = zipf(9000, 2000, 1.0, 2, 61L + trial).map(x => if (x.ts % 3 == 0) x.copy(key = 5000L + x.ts) else x)
+      val gap = older.last.ts + 1 + r.nextInt(50)
+      val newer = zipf(3000 + 1000 * trial, 300, 1.1, 2, 71L + trial).map(x => x.copy(ts = x.ts + gap))
+      val f1 = FrequentSketch.merge(split(older, 3, 62L + trial).map(p => build(p, window, 0.05, levels = 1)))
+      val f2 = if (trial % 2 == 0) FrequentSketch.merge(split(newer, 2, 72L + trial).map(p => build(p, window, 0.05, levels = 1)))
+               else build(newer, window, 0.05, levels = 1)
+      assert(f1.mergeDepth == 1 && f1.scales.exists(_.pendDec > 0), s"trial $trial: the older fold leaves units over")
+      val rolled = FrequentSketch.merge(Seq(f2, f1))
+      assert(rolled.mergeDepth == 1)
+      var checked = 0
+      rolled.scales.zipWithIndex.foreach { case (sc, l) =>
+        val cut = sc.dropped
+        val in2 = { var i = 0; while (i < math.min(l, f2.scales.size - 1) && f2.scales(i).dropped > cut) i += 1; f2.scales(i) }
+        newer.map(_.ts).distinct.filter(t0 => t0 > cut && t0 > f1.lastTs).foreach { t0 =>
+          assert(sc.totals(t0)._3 <= in2.totals(t0)._3,
+            s"trial $trial scale $l start $t0: decrements ${sc.totals(t0)._3} over the newer sketch's ${in2.totals(t0)._3}")
+          checked += 1
+        }
+      }
+      assert(checked > 0)
+      val all = older ++ newer
+      check(rolled, oracle(all), window, all.last.ts, ranges(all, window, all.last.ts, 20, 63L + trial))
+      roundTrip(rolled)
+    }
+  }
+
   test("the union of overlapping sketches equals one sketch when it is one stream cut in time") {
     val rows = zipf(20000, 1000, 1.2, 1, 20L)
     val (a, b) = rows.splitAt(12000)
