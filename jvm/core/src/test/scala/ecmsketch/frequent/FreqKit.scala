@@ -102,12 +102,15 @@ object FreqKit {
       val c = s.rangeCount(r, now)
       assert(c.lower <= n && n <= c.upper, s"range $r: count $n outside [${c.lower}, ${c.upper}]")
       assert(math.abs(c.estimate - n) <= e * n + 1e-9, s"range $r: count estimate ${c.estimate} vs $n, bound $e")
+      assert((c.upper.toDouble - c.lower.toDouble) / 2 <= e * n + 1e-9, s"range $r: count interval [${c.lower}, ${c.upper}] wider than 2 * $e * $n")
       (exact.keys ++ absent).foreach { k =>
         val f = exact.getOrElse(k, 0L)
         val x = s.estimate(java.lang.Long.valueOf(k), r, now)
         assert(x.lower <= f && f <= x.upper, s"range $r key $k: $f outside [${x.lower}, ${x.upper}]")
         val err = math.abs(x.estimate - f)
         assert(err <= e * n + 1e-9, s"range $r key $k: estimate ${x.estimate} vs $f, bound $e * $n")
+        // the interval itself, not only this estimate, within the certified bound (what the proof bounds)
+        assert((x.upper.toDouble - x.lower.toDouble) / 2 <= e * n + 1e-9, s"range $r key $k: interval [${x.lower}, ${x.upper}] wider than 2 * $e * $n")
         if (n > 0) worst = math.max(worst, err / n)
       }
       if (n > 0) Seq(0.01, 0.05, 0.2).foreach { phi =>
