@@ -58,7 +58,8 @@ class FrequentMergeSuite extends AnyFunSuite {
 
   test("a fold's steps, checked against its inputs and exact counts at every start of every scale") {
     // docs/design/windowed-top-k.md, "Folds": (1) a scale l >= 1 serves only starts with n(t0) >= q 2^l / 2;
-    // (2) an input's chosen scale l_j >= 1 has lambda < 2 n_j(B_l + 1) / (q - 1) (unit rows);
+    // (2) an input's chosen scale l_j >= 1 has lambda < 2 n_j(B_l + 1) / (q - 1) (unit rows; inputs of one
+    // stream by Lemma 3, folds by their drop marks' lower bound);
     // (3) the fold's bounds hold the exact counts; (4) a key's width (upper - lower) grows by at most
     // 3 (b - 1) + lambda / 4 over the sum of the inputs' widths, the total's by 2 (b - 1)
     val r = new Random(56L)
@@ -74,6 +75,7 @@ class FrequentMergeSuite extends AnyFunSuite {
       val f = FrequentSketch.merge(inputs)
       assert(f.mergeDepth >= 1)
       val siteRows = split(rows, m, 58L + trial)
+      val inputRows = if (trial % 2 == 0) siteRows else siteRows.grouped(2).map(_.flatten).toSeq
       val exact = oracle(rows)
       val keys = rows.map(_.key).distinct.take(60) :+ -1L
       val starts = rows.map(_.ts).distinct.flatMap(t => Seq(t, t + 1)).distinct
@@ -83,9 +85,9 @@ class FrequentMergeSuite extends AnyFunSuite {
         val b = FrequentFold.blockSize(l)
         val low = out.dropped
         val chosen = inputs.map { s => var i = 0; while (i < s.scales.size - 1 && s.scales(i).dropped > low) i += 1; i }
-        if (trial % 2 == 0) inputs.indices.foreach { j => // (2): inputs of one stream each
+        inputs.indices.foreach { j => // (2): inputs of one stream, and folds of two (odd trials)
           if (chosen(j) >= 1) {
-            val nj = siteRows(j).filter(_.ts > low).map(_.w).sum
+            val nj = inputRows(j).filter(_.ts > low).map(_.w).sum
             assert((1L << chosen(j)) < 2.0 * nj / (q - 1), s"trial $trial scale $l input $j: scale ${chosen(j)} for n_j $nj")
           }
         }
