@@ -159,8 +159,12 @@ private[frequent] object FrequentMerge {
       }
       if (newest.contains(s)) {
         totR += in.totR; if (in.totR > 0) totSpan = math.min(totSpan, in.totSpan); pend += in.pendDec
-      } else if (flush && (in.totR > 0 || in.pendDec > 0)) // of weight 0 when only decrements are pending (a fold's)
-        ent += ((s.lastTs, if (in.totR > 0) in.totSpan else s.lastTs, Total, in.totR, in.pendDec))
+      } else if (flush && in.totR > 0) ent += ((s.lastTs, in.totSpan, Total, in.totR, in.pendDec))
+      else if (flush && in.pendDec > 0) { // decrements pending without a residual (a fold's leftovers)
+        // at the older sketch's last timestamp on a total entry of weight 0; body version 1 has no
+        // such entries, and its merges keep the decrements pending (wider bounds, still certain)
+        if (out.plan.folds) ent += ((s.lastTs, s.lastTs, Total, 0L, in.pendDec)) else pend += in.pendDec
+      }
       // else: an older cluster behind the cut, whose decrements no range of this scale reaches
     }
     // canonical order: timestamp, totals first, key, span, weight, decrement (the merge is order-free)

@@ -145,6 +145,15 @@ object FreqKit {
       assert(m >= 0L && m <= s.count, s"scale $l: key weights plus decrements, or totals, add up to $m, above the total weight ${s.count}")
     }
 
+  /** The scale of `s` a merged scale with drop mark `cut` reads: the finest, up to `upTo`, that
+    * holds every start after `cut` (as FrequentFold and FrequentMerge choose it).
+    */
+  def scaleRead(s: FrequentSketch, cut: Long, upTo: Int = Int.MaxValue): Int = {
+    var i = 0
+    while (i < math.min(upTo, s.scales.size - 1) && s.scales(i).dropped > cut) i += 1
+    i
+  }
+
   def roundTrip(s: FrequentSketch): FrequentSketch = {
     val b = Codec.encode(FrequentKind, s)
     val d = Codec.decodeAs(FrequentKind, b)
