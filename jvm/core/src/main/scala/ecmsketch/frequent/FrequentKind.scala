@@ -358,7 +358,8 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
         if (ts <= sc.dropped) corrupt(s"entry $e of scale $l lies at or before the scale's drop mark")
         if (ts < windowLo) corrupt(s"entry $e of scale $l lies before the window (not canonical)")
         var back = 0L; var kv = 0; var w = 0L; var dec = 0L
-        // a total entry of weight 0 (body version 2 on) carries a fold's decrement step at its time
+        // a total entry of weight 0 (body version 2 on) carries a fold's decrement step at its time, or
+        // in a roll-up an older sketch's pending decrement at its last timestamp
         val minW = if (version >= 2) 0L else 1L
         if (version < 3) {
           back = vlEntry(in, FSpan, e, l)
