@@ -81,24 +81,24 @@ private[frequent] object FrequentFold {
       while (i < n) { start((key(i) >> 2).toInt + 2) += 1; i += 1 }
       var k = 2
       while (k < start.length) { start(k) += start(k - 1); k += 1 }
-      val c = math.max(n, 1024)
-      val t2 = new Array[Long](c); val k2 = new Array[Long](c); val d2 = new Array[Long](c)
+      scratch()
+      val t2 = sT; val k2 = sK; val d2 = sD
       i = 0
       while (i < n) {
         val kk = (key(i) >> 2).toInt + 1
         val p = start(kk); start(kk) += 1; t2(p) = time(i); k2(p) = key(i); d2(p) = delta(i); i += 1
       }
+      sT = time; sK = key; sD = delta
       time = t2; key = k2; delta = d2
-      scratch()
       k = 0
       while (k < keys) { if (start(k + 1) - start(k) > 1) sortRange(start(k), start(k + 1)); k += 1 }
       start
     }
 
-    // scratch of the sorts (as long as the events when in use)
+    // scratch of the sorts (as long as the events when in use; the counting sort swaps it with them)
     private var sT = new Array[Long](0); private var sK = new Array[Long](0); private var sD = new Array[Long](0)
     private def scratch(): Unit =
-      if (sT.length < n) { sT = new Array[Long](n); sK = new Array[Long](n); sD = new Array[Long](n) }
+      if (sT.length < n) { val c = math.max(n, time.length); sT = new Array[Long](c); sK = new Array[Long](c); sD = new Array[Long](c) }
 
     /** Starts of the ascending runs of events [from, until) by time, and their number. */
     private def runStarts(from: Int, until: Int): (Array[Int], Int) = {

@@ -345,7 +345,8 @@ object FrequentKind extends SketchKind[FrequentSketch](9, "frequent") {
       val dflt = if ((flags & DoubleDefault) != 0) double else sc.lambda
       var nOne = 0; var nTwo = 0
       val n = vin(in, s"entry count of scale $l", 0, in.remaining.toLong / (if (version >= 3) 2 else 4)).toInt // an entry takes 2 bytes or more (4 before body version 3)
-      sc.reserve(math.min(if (implicitTotals) 2 * n else n, 1 << 16)) // a hint: a corrupt count must not allocate
+      // a hint: n is at most half the bytes left, and the cap bounds what a corrupt count allocates
+      sc.reserve(math.min(if (implicitTotals) 2 * n else n, 1 << 20))
       var prev = first; var usedSpan = 0L
       var keyWeight = 0L
       var pk = -2; var pspan = 0L; var pw = 0L; var pdec = 0L

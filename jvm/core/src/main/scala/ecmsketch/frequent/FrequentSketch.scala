@@ -236,6 +236,8 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
       while (l <= coarsest) {
         val sc = new Scale(1L << l, plan.k)
         if (starts(l) > 0) sc.dropped = bTs(starts(l)) - 1
+        // room for what a scale of unit rows holds at most ("Size"): it would grow to it by doubling
+        sc.reserve(math.min(math.min(2L * (n - starts(l)) + 2, 2L * plan.q + 2L * plan.k + 2), Int.MaxValue - 8L).toInt)
         scales += sc
         l += 1
       }
