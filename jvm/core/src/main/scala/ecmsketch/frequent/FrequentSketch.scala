@@ -236,8 +236,11 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
       while (l <= coarsest) {
         val sc = new Scale(1L << l, plan.k)
         if (starts(l) > 0) sc.dropped = bTs(starts(l)) - 1
-        // room for what a scale of unit rows holds at most ("Size"): it would grow to it by doubling
-        sc.reserve(math.min(math.min(2L * (n - starts(l)) + 2, 2L * plan.q + 2L * plan.k + 2), Int.MaxValue - 8L).toInt)
+        // room for what the scale holds when its rows weigh 1 (it would grow to it by doubling): a key
+        // entry and a total entry per lambda rows it takes, k entries of carried units, and at most
+        // 2q + 2k + 1 in all ("Size"); heavier rows may make it grow past this
+        val rows = (n - starts(l)).toLong
+        sc.reserve(math.min(2L * ((rows + sc.lambda - 1) / sc.lambda) + plan.k + 2, 2L * plan.q + 2L * plan.k + 2).toInt)
         scales += sc
         l += 1
       }
