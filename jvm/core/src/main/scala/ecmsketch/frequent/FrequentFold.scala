@@ -60,12 +60,12 @@ private[frequent] object FrequentFold {
   /** Most ascending runs of events a sort by time merges (more take a radix sort): 4 passes. */
   private final val MaxMergedRuns = 16
 
-  private final class Events {
-    var key = new Array[Long](1024); var time = new Array[Long](1024); var delta = new Array[Long](1024)
+  private final class Events(capacity: Int) {
+    var key = new Array[Long](capacity); var time = new Array[Long](capacity); var delta = new Array[Long](capacity)
     var n = 0
     def add(k: Int, t: Long, d: Long, bounds: Int): Unit = {
       if (n == time.length) {
-        val c = math.max(1024, n * 2)
+        val c = math.max(1024, math.min(Int.MaxValue - 8L, n * 2L).toInt)
         key = java.util.Arrays.copyOf(key, c); time = java.util.Arrays.copyOf(time, c); delta = java.util.Arrays.copyOf(delta, c)
       }
       key(n) = (k.toLong << 2) | bounds; time(n) = t; delta(n) = d; n += 1
@@ -162,6 +162,11 @@ private[frequent] object FrequentFold {
   private final class Steps {
     var time = new Array[Long](64); var end = new Array[Long](64); var n = 0
     def clear(): Unit = n = 0
+    /** Clears, with room for `c` steps (one allocation, not a chain of doublings). */
+    def clear(c: Int): Unit = {
+      n = 0
+      if (time.length < c) { time = new Array[Long](c); end = new Array[Long](c) }
+    }
     def add(t: Long, e: Long): Unit = {
       if (n == time.length) { time = java.util.Arrays.copyOf(time, n * 2); end = java.util.Arrays.copyOf(end, n * 2) }
       time(n) = t; end(n) = e; n += 1
@@ -199,8 +204,15 @@ private[frequent] object FrequentFold {
 
     // each bound's events apart: an input's events of one bound come in time order, so sorting them
     // merges a run per input
-    private val keyHi = new Events; private val keyLo = new Events
-    private val totHi = new Events; private val totLo = new Events; private val decEv = new Events
+    // room for the events of one merged scale, which reads one scale of each input: its entries and
+    // partial counts (one allocation each, not a chain of doublings)
+    private val eventRoom: Int = {
+      var c = 1024L
+      xs.foreach(s => c += s.scales.iterator.map(sc => (sc.end - sc.start).toLong + sc.rn).foldLeft(0L)(math.max))
+      math.min(c, Int.MaxValue - 8L).toInt
+    }
+    private val keyHi = new Events(eventRoom); private val keyLo = new Events(eventRoom)
+    private val totHi = new Events(eventRoom); private val totLo = new Events(eventRoom); private val decEv = new Events(1024)
 
     /** The pending decrements of the pieces that reach the newest start (the decrement bound's floor). */
     private var pendingTop = 0L
@@ -316,7 +328,7 @@ private[frequent] object FrequentFold {
       */
     private def steps(ev: Events, from: Int, until: Int, upper: Boolean, st: Steps): Unit = {
       val bound = if (upper) Hi else Lo
-      st.clear()
+      st.clear(until - from) // a step per distinct time at most
       // sums at each distinct time, newest first
       var acc = 0L
       var i = until - 1

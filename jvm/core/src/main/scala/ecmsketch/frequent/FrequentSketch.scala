@@ -209,14 +209,20 @@ final class FrequentSketch private[frequent] (val spec: WindowSpec, val epsilon:
     */
   private[frequent] def addSortedIds(ids: Array[Int], ts: Array[Long], ws: Array[Long], from: Int, until: Int): Unit = {
     SketchException.require(takesSortedBatch(until - from), "a frequent-items sketch takes a sorted batch only when empty")
-    // the rows of weight above 0
+    // the rows of weight above 0: the arrays given when they are all such rows from index 0 (the
+    // scales only read them, before this returns), else copies
     var n = 0
-    var i = from
-    while (i < until) { if (ws(i) > 0) n += 1; i += 1 }
-    val bTs = new Array[Long](n); val bId = new Array[Int](n); val bW = new Array[Long](n)
     var total = 0L
-    n = 0; i = from
-    while (i < until) { if (ws(i) > 0) { bTs(n) = ts(i); bId(n) = ids(i - from); bW(n) = ws(i); total += ws(i); n += 1 }; i += 1 }
+    var i = from
+    while (i < until) { if (ws(i) > 0) { n += 1; total += ws(i) }; i += 1 }
+    val all = from == 0 && n == until
+    val bTs = if (all) ts else new Array[Long](n)
+    val bId = if (all) ids else new Array[Int](n)
+    val bW = if (all) ws else new Array[Long](n)
+    if (!all) {
+      n = 0; i = from
+      while (i < until) { if (ws(i) > 0) { bTs(n) = ts(i); bId(n) = ids(i - from); bW(n) = ws(i); n += 1 }; i += 1 }
+    }
     noteBatch(ts, ws, from, until)
     if (n > 0) {
       var coarsest = 0
