@@ -81,6 +81,23 @@ class FrequentRollupProbeSuite extends AnyFunSuite {
     around ++ (0 until count).map(_ => ts(r.nextInt(ts.size)) + (r.nextInt(3) - 1))
   }
 
+  /** [[probe]] of `s` at `starts`, reported, and asserted within e(d) n; returns the worst ratio. */
+  private def within(s: FrequentSketch, o: Oracle, window: Long, now: Long, starts: Seq[Long], what: String): Double = {
+    val (w, at) = probe(s, o, window, now, starts, what)
+    info(f"$what: depth ${s.mergeDepth}, bound ${s.errorBound}%.5f (q ${s.plan.q}, k ${s.plan.k}), worst half width / (e n) $w%.3f ($at)")
+    assert(w <= 1.0 + 1e-9, s"$what: half width $w times e(d) n ($at)")
+    w
+  }
+
+  /** The fold of `rows` split unevenly over `m` sites (a fold of pairs of sites when `nested`, one
+    * stream when the split leaves a single site).
+    */
+  private def foldOf(rows: Seq[Row], m: Int, seed: Long, window: Long, eps: Double, levels: Int, nested: Boolean): FrequentSketch = {
+    val sites = unevenSplit(rows, m, seed).map(p => build(p, window, eps, levels))
+    if (nested && sites.size >= 4) FrequentSketch.merge(sites.grouped(2).map(g => FrequentSketch.merge(g)).toSeq)
+    else if (sites.size >= 2) FrequentSketch.merge(sites) else build(rows, window, eps, levels)
+  }
+
   test("roll-ups of folded hours into days, and of days: exact counts inside, half widths within e(d) n") {
     val r = new Random(90L)
     var overall = 0.0
@@ -96,11 +113,8 @@ class FrequentRollupProbeSuite extends AnyFunSuite {
       }
       val hourly = perHour.zipWithIndex.map { case (rows, h) =>
         val m = 2 + r.nextInt(7)
-        val sites = unevenSplit(rows, m, 7L * trial + h).map(p => build(p, window, eps, levels))
-        if (sites.size == 1 || (h % 5 == 4)) build(rows, window, eps, levels) // some hours of one stream
-        else if (levels == 2 && h % 2 == 0 && sites.size >= 4) // a fold of folds
-          FrequentSketch.merge(sites.grouped(2).map(g => FrequentSketch.merge(g)).toSeq)
-        else FrequentSketch.merge(sites)
+        if (h % 5 == 4) build(rows, window, eps, levels) // some hours of one stream
+        else foldOf(rows, m, 7L * trial + h, window, eps, levels, nested = levels == 2 && h % 2 == 0)
       }
       val all = perHour.flatten
       val o = oracle(all)
@@ -110,10 +124,7 @@ class FrequentRollupProbeSuite extends AnyFunSuite {
       val rolled2 = FrequentSketch.merge(days)
       assert(rolled.mergeDepth == hourly.map(_.mergeDepth).max)
       Seq("hours" -> (rolled, hourly), "days" -> (rolled2, days)).foreach { case (name, (s, ins)) =>
-        val (w, at) = probe(s, o, window, now, starts(s, ins, all, r, 120), s"trial $trial $name")
-        info(f"trial $trial eps $eps levels $levels depth ${s.mergeDepth} $name: bound ${s.errorBound}%.5f (q ${s.plan.q}, k ${s.plan.k}), worst half width / (e n) $w%.3f ($at)")
-        overall = math.max(overall, w)
-        assert(w <= 1.0 + 1e-9, s"trial $trial $name: half width $w times e(d) n ($at)")
+        overall = math.max(overall, within(s, o, window, now, starts(s, ins, all, r, 120), s"trial $trial eps $eps $name"))
       }
     }
     info(f"largest half width / (e(d) n) over all trials: $overall%.3f")
@@ -131,20 +142,13 @@ class FrequentRollupProbeSuite extends AnyFunSuite {
       val len = 100000L
       val big = hour(0, 8000 + r.nextInt(8000), len, 0.7, 500L + trial)
       val small = (1 to 3 + r.nextInt(8)).map(h => hour(h, 60 + r.nextInt(400), len, 0.5, 600L + 10 * trial + h))
-      def fold(rows: Seq[Row], m: Int, seed: Long): FrequentSketch = {
-        val sites = unevenSplit(rows, m, seed).map(p => build(p, window, eps, levels))
-        if (levels >= 2 && sites.size >= 4) FrequentSketch.merge(sites.grouped(2).map(g => FrequentSketch.merge(g)).toSeq)
-        else if (sites.size >= 2) FrequentSketch.merge(sites) else build(rows, window, eps, levels)
-      }
+      def fold(rows: Seq[Row], m: Int, seed: Long): FrequentSketch = foldOf(rows, m, seed, window, eps, levels, nested = levels >= 2)
       val ins = fold(big, 8, 700L + trial) +: small.zipWithIndex.map { case (x, i) => fold(x, 2 + r.nextInt(7), 800L + i) }
       val all = big ++ small.flatten
       val now = all.last.ts
       val s = FrequentSketch.merge(ins)
       val near = big.map(_.ts).distinct.takeRight(2000).filter(_ => r.nextInt(40) == 0)
-      val (w, at) = probe(s, oracle(all), window, now, near ++ starts(s, ins, all, r, 40), s"trial $trial")
-      info(f"trial $trial eps $eps depth ${s.mergeDepth} (q ${s.plan.q}, k ${s.plan.k}), ${ins.size} clusters: worst half width / (e n) $w%.3f ($at)")
-      overall = math.max(overall, w)
-      assert(w <= 1.0 + 1e-9, s"trial $trial: half width $w times e(d) n ($at)")
+      overall = math.max(overall, within(s, oracle(all), window, now, near ++ starts(s, ins, all, r, 40), s"trial $trial eps $eps, ${ins.size} clusters"))
     }
     info(f"largest half width / (e(d) n): $overall%.3f")
   }
@@ -164,7 +168,7 @@ class FrequentRollupProbeSuite extends AnyFunSuite {
       val siteHours = perHour.zipWithIndex.map { case (rows, h) => unevenSplit(rows, m, 31L * trial + h) }
       val sites = (0 until m).map { j =>
         val hs = siteHours.flatMap(_.lift(j)).filter(_.nonEmpty).map { rows =>
-          if (trial % 2 == 1 && rows.size > 50) FrequentSketch.merge(unevenSplit(rows, 2 + r.nextInt(3), r.nextLong()).map(p => build(p, window, eps, levels)))
+          if (trial % 2 == 1 && rows.size > 50) foldOf(rows, 2 + r.nextInt(3), r.nextLong(), window, eps, levels, nested = false)
           else build(rows, window, eps, levels)
         }
         FrequentSketch.merge(hs)
@@ -173,10 +177,7 @@ class FrequentRollupProbeSuite extends AnyFunSuite {
       val all = perHour.flatten
       val o = oracle(all)
       val now = all.last.ts
-      val (w, at) = probe(f, o, window, now, starts(f, sites, all, r, 120), s"trial $trial")
-      info(f"trial $trial eps $eps depth ${f.mergeDepth} (sites ${sites.map(_.mergeDepth).mkString(",")}): bound ${f.errorBound}%.5f, worst half width / (e n) $w%.3f ($at)")
-      overall = math.max(overall, w)
-      assert(w <= 1.0 + 1e-9)
+      overall = math.max(overall, within(f, o, window, now, starts(f, sites, all, r, 120), s"trial $trial eps $eps, site depths ${sites.map(_.mergeDepth).mkString(",")}"))
     }
     info(f"largest half width / (e(d) n): $overall%.3f")
   }
